@@ -1,0 +1,7 @@
+"""Running programs: Scope, LoDTensor, and the Executor."""
+from .executor import CPUPlace, Executor
+from .scope import Scope, ScopeVariable, global_scope, scope_guard
+from .tensor import LoDTensor
+
+__all__ = ["CPUPlace", "Executor", "LoDTensor", "Scope", "ScopeVariable", "global_scope",
+           "scope_guard"]

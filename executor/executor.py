@@ -1,0 +1,115 @@
+"""The Executor: runs a Program's global block against a Scope."""
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from ..framework.context import default_main_program
+from ..framework.program import Program
+from .feed import as_array, check_feed, fetch_names, normalize_feed
+from .plan import Plan
+from .scope import Scope, global_scope
+from .tensor import LoDTensor
+
+_PLAN_CACHE_SIZE = 64
+
+
+class CPUPlace:
+    """The only place pyfluid runs on."""
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+class Executor:
+    """``Executor(place).run(program, feed, fetch_list)`` as in Paddle's static mode.
+
+    A plan (the block compiled to one Python function) is built once per program version,
+    feed names and fetch names, and reused; temporaries live only inside a run, persistable
+    variables in the scope."""
+
+    def __init__(self, place: Any = None):
+        self.place = place if place is not None else CPUPlace()
+        self._plans: OrderedDict = OrderedDict()
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+        self._plans.clear()
+
+    def run(self, program: Program | None = None, feed: Any = None, fetch_list: Any = None,
+            feed_var_name: str = "feed", fetch_var_name: str = "fetch",
+            scope: Scope | None = None, return_numpy: bool = True,
+            use_program_cache: bool = False, return_merged: bool = True,
+            use_prune: bool = False) -> list:
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Executor")
+        program = _unwrap(program)
+        if scope is None:
+            scope = global_scope()
+        block = program.global_block()
+        feed = normalize_feed(feed, block)
+        names = fetch_names(fetch_list)
+        if fetch_list is None and not names:
+            names = _fetch_targets(block)
+        plan = self._plan(program, tuple(feed), tuple(names))
+        feeds = []
+        for name, value in feed.items():
+            var = block.vars[name]
+            array = as_array(value, var)
+            check_feed(var, array)
+            feeds.append(array)
+        if program.lr_scheduler is not None:
+            program.lr_scheduler._refresh(program, scope)
+        results = plan.run(scope, feeds)
+        return [_result(value, return_numpy, shared)
+                for value, shared in zip(results, plan.fetch_is_shared)]
+
+    def _plan(self, program: Program, feed_names: tuple, fetch: tuple) -> Plan:
+        key = (program._id, program._version, feed_names, fetch)
+        plan = self._plans.get(key)
+        if plan is None:
+            if not program.global_block().ops and program is default_main_program():
+                warnings.warn("Now you are using default_main_program, but there are no operators "
+                              "in the program to be executed. Please ensure you create model "
+                              "correctly or you can pass the Program or the CompiledProgram "
+                              "manually.", stacklevel=3)
+            plan = self._plans[key] = Plan(program, feed_names, fetch)
+            while len(self._plans) > _PLAN_CACHE_SIZE:
+                self._plans.popitem(last=False)
+        return plan
+
+
+def _unwrap(program: Any) -> Program:
+    if program is None:
+        return default_main_program()
+    inner = getattr(program, "_program", None)   # CompiledProgram
+    if isinstance(inner, Program):
+        return inner
+    if not isinstance(program, Program):
+        raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
+    return program
+
+
+def _fetch_targets(block) -> list[str]:
+    """Targets of a loaded program's fetch ops, in ``col`` order."""
+    fetches = [op for op in block.ops if op.type == "fetch"]
+    return [op.input("X")[0] for op in sorted(fetches, key=lambda op: op.attr("col") or 0)]
+
+
+def _result(value: Any, return_numpy: bool, shared: bool) -> Any:
+    if value is None:
+        return None
+    array = np.asarray(value)
+    if shared or array.base is not None:   # never hand out the scope's own buffers
+        array = array.copy()
+    return array if return_numpy else LoDTensor(array)

@@ -1,0 +1,223 @@
+"""A block compiled once into one straight-line Python function.
+
+For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y`` the generated code is::
+
+    def run(H, W, F):
+        v0 = F[0]                 # feeds
+        v1 = H[0]._array          # values read from the scope (parameters, ...)
+        v2 = k0(v0, v1)           # op #0: matmul_v2, kernel bound at compile time
+        del v0, v1                # liveness: temporaries die after their last use
+        v3 = k1(v2)               # op #1: relu
+        del v2
+        return (v3,)              # fetches; W[i]._array = ... writes persistables back
+
+Kernels and their attributes are resolved when the plan is built, so a run costs one
+Python call per op. When an op raises, the line number of the failing frame names the op.
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+import math
+from typing import Any
+
+from ..framework.errors import ExecutionError
+from ..ops.registry import EMPTY_VAR, get_op
+
+_plan_ids = itertools.count()
+
+
+class Plan:
+    def __init__(self, program, feed_names: tuple, fetch_names: tuple):
+        self.program = program
+        self.block = block = program.global_block()
+        self.feed_names = feed_names
+        self.fetch_names = fetch_names
+        self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
+        self._locals: dict[str, str] = {}
+        self.scope_inputs: list[str] = []      # read from the scope before the first op
+        self.write_back: list[str] = []        # persistables written by the ops
+        self.namespace: dict[str, Any] = {}
+        self.line_ops: dict[int, int] = {}     # generated line number -> op index
+        self._build()
+
+    # -- compilation ------------------------------------------------------------------------
+    def _local(self, name: str) -> str:
+        if name not in self._locals:
+            self._locals[name] = f"v{len(self._locals)}"
+        return self._locals[name]
+
+    def _is_persistable(self, name: str) -> bool:
+        var = self.block._find_var_recursive(name)
+        return var is not None and var.persistable
+
+    def _build(self) -> None:
+        available = set(self.feed_names)
+        for name in self.feed_names:
+            self._local(name)
+        body: list[tuple[int | None, str]] = []
+        reads: list[list[str]] = []
+        for index, op in enumerate(self.ops):
+            call, read_names, written = self._compile_op(index, op, available)
+            body.append((index, call))
+            reads.append(read_names)
+            for name in written:
+                available.add(name)
+                if self._is_persistable(name) and name not in self.write_back:
+                    self.write_back.append(name)
+        for name in self.fetch_names:
+            if name not in available and name not in self.scope_inputs:
+                self.scope_inputs.append(name)
+        shared = set(self.scope_inputs) | set(self.write_back)
+        self.fetch_is_shared = [name in shared for name in self.fetch_names]
+        keep = set(self.fetch_names) | set(self.write_back)
+        last_read = {}
+        for index, names in enumerate(reads):
+            for name in names:
+                last_read[name] = index
+        dels: dict[int, list[str]] = {}
+        for name, index in last_read.items():
+            if name not in keep:
+                dels.setdefault(index, []).append(self._local(name))
+        self._emit(body, dels)
+
+    def _compile_op(self, index: int, op, available: set) -> tuple[str, list[str], list[str]]:
+        opdef = op.opdef or get_op(op.type)
+        if not opdef.has_kernel:
+            raise ExecutionError(f"op #{index} '{op.type}' cannot run inside a program here")
+        kernel, kwargs = opdef.bound_kernel(op.attrs)
+        self.namespace[f"k{index}"] = kernel
+        args, read_names = [], []
+        for slot in opdef.inputs:
+            names = [n for n in op.inputs.get(slot.name, []) if n != EMPTY_VAR]
+            for n in names:
+                read_names.append(n)
+                if n not in available and n not in self.scope_inputs:
+                    self.scope_inputs.append(n)
+            refs = [self._local(n) for n in names]
+            if slot.duplicable:
+                args.append("[" + ", ".join(refs) + "]")
+            else:
+                args.append(refs[0] if refs else "None")
+        for j, (key, value) in enumerate(kwargs.items()):
+            args.append(f"{key}={self._constant(index, j, value)}")
+        targets, written = [], []
+        for slot in opdef.outputs:
+            names = op.outputs.get(slot.name, [])
+            refs = []
+            for n in names:
+                if n == EMPTY_VAR:
+                    refs.append("_")
+                else:
+                    refs.append(self._local(n))
+                    written.append(n)
+            if slot.duplicable:
+                targets.append("[" + ", ".join(refs) + "]" if refs else "_")
+            else:
+                targets.append(refs[0] if refs else "_")
+        lhs = ", ".join(targets) if targets else "_"
+        return f"{lhs} = k{index}({', '.join(args)})", read_names, written
+
+    def _constant(self, index: int, j: int, value: Any) -> str:
+        if isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+            return repr(value)
+        name = f"c{index}_{j}"
+        self.namespace[name] = value
+        return name
+
+    def _emit(self, body, dels) -> None:
+        lines = ["def run(H, W, F):"]
+        for i, name in enumerate(self.feed_names):
+            lines.append(f"    {self._local(name)} = F[{i}]")
+        for i, name in enumerate(self.scope_inputs):
+            lines.append(f"    {self._local(name)} = H[{i}]._array")
+        for index, call in body:
+            self.line_ops[len(lines) + 1] = index
+            lines.append("    " + call)
+            if index in dels:
+                lines.append("    del " + ", ".join(dels[index]))
+        for i, name in enumerate(self.write_back):
+            lines.append(f"    W[{i}]._array = {self._local(name)}")
+        fetched = ", ".join(self._local(n) for n in self.fetch_names)
+        lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
+        source = "\n".join(lines) + "\n"
+        filename = f"<pyfluid plan {next(_plan_ids)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), self.namespace)
+        self.source = source
+        self.fn = self.namespace["run"]
+
+    # -- running ----------------------------------------------------------------------------
+    def holders(self, scope) -> tuple[list, list]:
+        inputs = []
+        for name in self.scope_inputs:
+            var = scope.find_var(name)
+            if var is None or var._tensor._array is None:
+                raise self._missing_value(name)
+            inputs.append(var._tensor)
+        outputs = [scope.var(name)._tensor for name in self.write_back]
+        return inputs, outputs
+
+    def run(self, scope, feeds: list) -> tuple:
+        inputs, outputs = self.holders(scope)
+        try:
+            return self.fn(inputs, outputs, feeds)
+        except Exception as exc:
+            raise self._explain(exc) from exc
+
+    # -- errors -----------------------------------------------------------------------------
+    def _readers(self, name: str):
+        for index, op in enumerate(self.ops):
+            if name in op.input_arg_names:
+                return index, op
+        return None, None
+
+    def _missing_value(self, name: str) -> Exception:
+        var = self.block._find_var_recursive(name)
+        index, op = self._readers(name)
+        if index is None:
+            return ExecutionError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
+                                  "no op computes it, it was not fed, and the scope has no value "
+                                  "for it")
+        where = f"op #{index} '{op.type}' (built at {op.site})"
+        if var is not None and (var.is_data or var.need_check_feed):
+            hint = f"it is a data variable: pass it in feed={{'{name}': ...}}"
+        elif var is not None and var.persistable:
+            hint = "it is persistable: run the startup program first (exe.run(startup_program))"
+        else:
+            hint = "no earlier op computes it, it was not fed, and the scope has no value for it"
+        return ExecutionError(f"The Tensor in the {op.type} Op's Input Variable "
+                              f"{_slot_of(op, name)}({name}) is not initialized: read by {where}; "
+                              f"{hint}.")
+
+    def _explain(self, exc: Exception) -> Exception:
+        tb = exc.__traceback__
+        frame_locals, index = None, None
+        while tb is not None:
+            if tb.tb_frame.f_code is self.fn.__code__:
+                index = self.line_ops.get(tb.tb_lineno)
+                frame_locals = tb.tb_frame.f_locals
+            tb = tb.tb_next
+        if index is None:
+            return exc
+        op = self.ops[index]
+        shapes = []
+        for slot, names in op.inputs.items():
+            for name in names:
+                value = frame_locals.get(self._locals.get(name, ""))
+                desc = (f"{value.dtype}{list(value.shape)}" if hasattr(value, "shape")
+                        else "None" if value is None else type(value).__name__)
+                shapes.append(f"{slot}={name}: {desc}")
+        return ExecutionError(
+            f"{type(exc).__name__}: {exc}\n"
+            f"  while running op #{index} in block {self.block.idx}:\n"
+            f"  {str(op).strip()}\n"
+            f"  inputs: {', '.join(shapes) or '(none)'}\n"
+            f"  op built at: {op.site}")
+
+
+def _slot_of(op, name: str) -> str:
+    for slot, names in op.inputs.items():
+        if name in names:
+            return slot
+    return "?"

@@ -1,0 +1,87 @@
+"""Scopes: name -> variable holding a tensor, with a parent chain."""
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+from .tensor import LoDTensor
+
+
+class ScopeVariable:
+    """A variable living in a Scope (Paddle's ``core.Variable``)."""
+
+    __slots__ = ("name", "_tensor")
+
+    def __init__(self, name: str):
+        self.name = name
+        self._tensor = LoDTensor()
+
+    def get_tensor(self) -> LoDTensor:
+        return self._tensor
+
+    def is_initialized(self) -> bool:
+        return self._tensor._array is not None
+
+    def __repr__(self) -> str:
+        return f"ScopeVariable({self.name!r}, {self._tensor!r})"
+
+
+class Scope:
+    def __init__(self, parent: "Scope | None" = None):
+        self._vars: dict[str, ScopeVariable] = {}
+        self._parent = parent
+        self._kids: list[Scope] = []
+
+    def var(self, name: str) -> ScopeVariable:
+        """The variable ``name`` of this scope, created if needed."""
+        var = self._vars.get(name)
+        if var is None:
+            var = self._vars[name] = ScopeVariable(name)
+        return var
+
+    def find_var(self, name: str) -> ScopeVariable | None:
+        scope: Scope | None = self
+        while scope is not None:
+            var = scope._vars.get(name)
+            if var is not None:
+                return var
+            scope = scope._parent
+        return None
+
+    def new_scope(self) -> "Scope":
+        kid = Scope(self)
+        self._kids.append(kid)
+        return kid
+
+    def drop_kids(self) -> None:
+        self._kids.clear()
+
+    def local_var_names(self) -> list[str]:
+        return list(self._vars)
+
+    def erase(self, names) -> None:
+        for name in names:
+            self._vars.pop(name, None)
+
+    def __repr__(self) -> str:
+        return f"<Scope with {len(self._vars)} variable(s)>"
+
+
+_global_scope = Scope()
+
+
+def global_scope() -> Scope:
+    return _global_scope
+
+
+@contextlib.contextmanager
+def scope_guard(scope: Scope) -> Iterator[None]:
+    """Make ``scope`` the global scope inside the block."""
+    global _global_scope
+    if not isinstance(scope, Scope):
+        raise TypeError(f"scope_guard expects a Scope, got {type(scope).__name__}")
+    old, _global_scope = _global_scope, scope
+    try:
+        yield
+    finally:
+        _global_scope = old

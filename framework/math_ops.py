@@ -1,0 +1,83 @@
+"""Append one op whose outputs are fresh temporaries: the building block of every layer
+function and of Variable arithmetic."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops.registry import get_op
+from . import unique_name
+from .context import default_main_program
+from .variable import Variable
+
+
+def append_simple_op(op_type: str, inputs: dict, attrs: dict | None = None,
+                     name: str | None = None, outputs: dict | None = None,
+                     block=None) -> Any:
+    """Append ``op_type`` to the current block of the main program (or ``block``). Output
+    slots not given in ``outputs`` get new temporaries named ``<op_type>_<n>.tmp_<k>``.
+    Returns the output Variable (a tuple of them when the op has several output slots)."""
+    block = block or _block_of(inputs)
+    opdef = get_op(op_type)
+    outputs = dict(outputs or {})
+    prefix = name or unique_name.generate(op_type)
+    created = []
+    for slot in opdef.outputs:
+        if slot.name in outputs or slot.dispensable:
+            continue
+        var = block.create_var(name=unique_name.generate_with_ignorable_key(prefix + ".tmp"))
+        outputs[slot.name] = var
+        created.append(var)
+    block.append_op(type=op_type, inputs=inputs, outputs=outputs, attrs=attrs)
+    return created[0] if len(created) == 1 else tuple(created)
+
+
+def _block_of(inputs: dict):
+    for value in inputs.values():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if isinstance(v, Variable):
+                return v.block.program.current_block()
+    return default_main_program().current_block()
+
+
+def scale(x: Variable, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
+          name: str | None = None) -> Variable:
+    return append_simple_op("scale", {"X": x}, {"scale": float(scale), "bias": float(bias),
+                                                "bias_after_scale": bias_after_scale}, name)
+
+
+def fill_constant(shape, dtype, value, block) -> Variable:
+    out = block.create_var(name=unique_name.generate_with_ignorable_key("fill_constant.tmp"))
+    block.append_op(type="fill_constant", outputs={"Out": out},
+                    attrs={"shape": list(shape), "dtype": int(_dtype(dtype)), "value": float(value)})
+    return out
+
+
+def _dtype(dtype):
+    from ..ops.types import convert_dtype
+    return convert_dtype(dtype)
+
+
+_SCALAR_VIA_SCALE = {
+    # op -> (scale, bias) as functions of the scalar c; reverse forms for c <op> x
+    "elementwise_add": (lambda c: (1.0, c), lambda c: (1.0, c)),
+    "elementwise_sub": (lambda c: (1.0, -c), lambda c: (-1.0, c)),
+    "elementwise_mul": (lambda c: (c, 0.0), lambda c: (c, 0.0)),
+    "elementwise_div": (lambda c: (1.0 / c, 0.0), None),
+}
+
+
+def binary_op(op_type: str, x: Variable, other: Any, reverse: bool = False) -> Variable:
+    """``x <op> other`` (or ``other <op> x`` when ``reverse``), as Paddle's patched operators."""
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        rule = _SCALAR_VIA_SCALE.get(op_type)
+        rule = rule and (rule[1] if reverse else rule[0])
+        if rule is not None:
+            s, b = rule(float(other))
+            return scale(x, s, b)
+        other = fill_constant([1], x.dtype, other, x.block)
+    if not isinstance(other, Variable):
+        return NotImplemented
+    lhs, rhs = (other, x) if reverse else (x, other)
+    attrs = {} if op_type == "matmul_v2" else {"axis": -1}
+    return append_simple_op(op_type, {"X": lhs, "Y": rhs}, attrs)

@@ -1,0 +1,242 @@
+"""Programs: a list of Blocks; block 0 is the global block."""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+from typing import Iterator
+
+from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, ROLE_LRSCHED, ROLE_OPTIMIZE
+from .block import Block
+from .operator import Operator
+from .variable import Parameter, Variable
+
+_program_ids = itertools.count()
+
+
+class ProgramDesc:
+    """Paddle's ``program.desc``: the serialized view of a Program."""
+
+    def __init__(self, program: "Program"):
+        self._program = program
+
+    def serialize_to_string(self) -> bytes:
+        from .serialize import program_to_bytes
+        return program_to_bytes(self._program)
+
+    def num_blocks(self) -> int:
+        return len(self._program.blocks)
+
+    def cached_hash_str(self) -> str:
+        return hashlib.sha256(self.serialize_to_string()).hexdigest()
+
+    def _set_version(self, version: int | None = None) -> None:
+        from .serialize import PADDLE_VERSION
+        self._program._version_field = PADDLE_VERSION if version is None else version
+
+    def flush(self) -> None:
+        """Nothing to flush: the Program is the source of truth."""
+
+    def need_update(self) -> bool:
+        return False
+
+
+class Program:
+    """A static program. ``str(program)`` is readable; ``program.desc.serialize_to_string()``
+    gives Paddle's ProgramDesc bytes and ``Program.parse_from_string`` reads them back."""
+
+    def __init__(self, _empty: bool = False):
+        self.blocks: list[Block] = []
+        self.current_block_idx = 0
+        self._seed = 0
+        self._appending_grad_times = 0
+        self._current_role = ROLE_FORWARD
+        self._op_role_var: list[str] = []
+        self._version_field: int | None = None
+        self._op_versions: list | None = None
+        self._is_start_up_program_ = False
+        self.lr_scheduler = None
+        self._id = next(_program_ids)
+        self._version = 0          # bumped on every change; the Executor keys plans on it
+        if not _empty:
+            self._append_block(0, -1)
+
+    # -- structure --------------------------------------------------------------------------
+    def _append_block(self, idx: int, parent_idx: int, forward_block_idx: int = -1) -> Block:
+        block = Block(self, idx, parent_idx, forward_block_idx)
+        block._has_forward_idx = False
+        self.blocks.append(block)
+        self._bump()
+        return block
+
+    def _bump(self) -> None:
+        self._version += 1
+
+    @property
+    def desc(self) -> ProgramDesc:
+        return ProgramDesc(self)
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks)
+
+    def global_block(self) -> Block:
+        return self.blocks[0]
+
+    def block(self, index: int) -> Block:
+        return self.blocks[index]
+
+    def current_block(self) -> Block:
+        return self.blocks[self.current_block_idx]
+
+    def _create_block(self, parent_idx: int | None = None) -> Block:
+        parent = self.current_block_idx if parent_idx is None else parent_idx
+        block = self._append_block(len(self.blocks), parent)
+        self.current_block_idx = block.idx
+        return block
+
+    def _rollback(self) -> None:
+        self.current_block_idx = self.current_block().parent_idx
+
+    def list_vars(self) -> Iterator[Variable]:
+        for block in self.blocks:
+            yield from block.vars.values()
+
+    def all_parameters(self) -> list[Parameter]:
+        return [p for block in self.blocks for p in block.all_parameters()]
+
+    @property
+    def random_seed(self) -> int:
+        return self._seed
+
+    @random_seed.setter
+    def random_seed(self, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError("Program.random_seed's input seed must be an integer, but "
+                             f"received {type(seed).__name__}.")
+        self._seed = seed
+        self._bump()
+
+    def _generate_var_name(self) -> str:
+        from . import unique_name
+        return unique_name.generate("_generated_var")
+
+    # -- roles ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _role_guard(self, role: int, role_vars: list[str] | None = None):
+        old = self._current_role, self._op_role_var
+        self._current_role, self._op_role_var = role, list(role_vars or [])
+        try:
+            yield
+        finally:
+            self._current_role, self._op_role_var = old
+
+    def _optimized_guard(self, param_and_grads):
+        names = [v.name if isinstance(v, Variable) else v for v in param_and_grads if v is not None]
+        return self._role_guard(ROLE_OPTIMIZE, names)
+
+    def _backward_role_guard(self):
+        return self._role_guard(ROLE_BACKWARD)
+
+    def _lr_schedule_guard(self):
+        return self._role_guard(ROLE_LRSCHED)
+
+    # -- copies -----------------------------------------------------------------------------
+    def clone(self, for_test: bool = False) -> "Program":
+        """A deep copy sharing variable names (so parameters are shared at run time). With
+        ``for_test=True``, backward/optimizer ops are dropped and ``is_test`` is set."""
+        copy = Program(_empty=True)
+        copy._seed = self._seed
+        copy._appending_grad_times = self._appending_grad_times
+        copy._version_field, copy._op_versions = self._version_field, self._op_versions
+        copy.lr_scheduler = self.lr_scheduler
+        for block in self.blocks:
+            new = copy._append_block(block.idx, block.parent_idx, block.forward_block_idx)
+            new._has_forward_idx = block._has_forward_idx
+            for var in block.vars.values():
+                new.vars[var.name] = _copy_var(var, new)
+            for op in block.ops:
+                new.ops.append(_copy_op(op, new))
+        if for_test:
+            copy._prune_backward()
+        copy._link_producers()
+        return copy
+
+    def _prune_backward(self) -> None:
+        dropped = ROLE_BACKWARD | ROLE_OPTIMIZE | ROLE_LRSCHED
+        if not any(op.role == (ROLE_BACKWARD | ROLE_LOSS) for b in self.blocks for op in b.ops):
+            self._inference_optimize()
+            return
+        for block in self.blocks:
+            block.ops = [op for op in block.ops if not op.role & dropped]
+            used = {n for op in block.ops for n in op.input_arg_names + op.output_arg_names}
+            block.vars = {k: v for k, v in block.vars.items() if k in used}
+        self._inference_optimize()
+
+    def _inference_optimize(self, prune_read_op: bool = True) -> None:
+        for block in self.blocks:
+            for op in block.ops:
+                if "is_test" in op.attrs or (op.opdef and "is_test" in op.opdef.attrs):
+                    op.attrs["is_test"] = True
+                if op.type == "batch_norm":
+                    op.outputs.pop("ReserveSpace", None)
+        self._bump()
+
+    def _link_producers(self) -> None:
+        for block in self.blocks:
+            for op in block.ops:
+                for name in op.output_arg_names:
+                    var = block.vars.get(name)
+                    if var is not None:
+                        var.op = op
+
+    # -- bytes and text ---------------------------------------------------------------------
+    @staticmethod
+    def parse_from_string(binary: bytes) -> "Program":
+        from .serialize import program_from_bytes
+        return program_from_bytes(binary)
+
+    def __str__(self) -> str:
+        from .printer import program_to_text
+        return program_to_text(self)
+
+    def _to_readable_code(self) -> str:
+        return str(self)
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        from .serialize import program_to_text_proto
+        return program_to_text_proto(self)
+
+    def debug_string(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        ops = sum(len(b.ops) for b in self.blocks)
+        return f"<Program {self._id}: {len(self.blocks)} block(s), {ops} op(s)>"
+
+    def verify(self) -> None:
+        from .verify import verify
+        verify(self)
+
+
+def _copy_var(var: Variable, block: Block) -> Variable:
+    if isinstance(var, Parameter):
+        new = Parameter(block, var.name, var.shape, var.dtype, trainable=var.trainable,
+                        optimize_attr=dict(var.optimize_attr), regularizer=var.regularizer,
+                        need_clip=var.need_clip, lod_level=var.lod_level)
+    else:
+        new = Variable(block, var.name, type=var.type, persistable=var.persistable,
+                       stop_gradient=var.stop_gradient, is_data=var.is_data,
+                       need_check_feed=var.need_check_feed, lod_level=var.lod_level,
+                       belong_to_optimizer=var.belong_to_optimizer)
+    new._shape, new._dtype = var._shape, var._dtype
+    new.desc_attrs = list(var.desc_attrs)
+    new.has_stop_gradient, new.has_is_parameter = var.has_stop_gradient, var.has_is_parameter
+    return new
+
+
+def _copy_op(op: Operator, block: Block) -> Operator:
+    attrs = {k: (list(v) if isinstance(v, list) else v) for k, v in op.attrs.items()}
+    return Operator(block, op.type, {k: list(v) for k, v in op.inputs.items()},
+                    {k: list(v) for k, v in op.outputs.items()}, attrs, dict(op.attr_types),
+                    op.is_target, op.site)

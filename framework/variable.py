@@ -1,0 +1,193 @@
+"""Variables of a static program: metadata only (name, kind, shape, dtype, flags)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..ops.registry import grad_name
+from ..ops.types import Meta, VarType, convert_dtype
+
+if TYPE_CHECKING:
+    from .block import Block
+    from .operator import Operator
+
+
+class Variable:
+    """A named value of a Block. Arithmetic on Variables appends ops, as in Paddle."""
+
+    def __init__(self, block: "Block", name: str, type: VarType = VarType.LOD_TENSOR,
+                 shape: Sequence[int] | None = None, dtype: Any = None, lod_level: int | None = None,
+                 persistable: bool = False, stop_gradient: bool = False, is_data: bool = False,
+                 need_check_feed: bool = False, belong_to_optimizer: bool = False):
+        self.block = block
+        self._name = name
+        self.type = VarType(type)
+        self._shape = None if shape is None else _check_shape(shape)
+        self._dtype = None if dtype is None else convert_dtype(dtype)
+        self.lod_level = lod_level
+        self._persistable = bool(persistable)
+        self.stop_gradient = bool(stop_gradient)
+        self.is_data = is_data
+        self.need_check_feed = need_check_feed
+        self.belong_to_optimizer = belong_to_optimizer
+        self.op: "Operator | None" = None
+        self.desc_attrs: list = []          # VarDesc.attrs as parsed (kept for round-trips)
+        self.has_stop_gradient = False      # whether a parsed VarDesc carried these fields
+        self.has_is_parameter = False
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, new_name: str) -> None:
+        self.block._rename_var(self._name, new_name)
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape if self._shape is not None else ()
+
+    @property
+    def dtype(self) -> VarType:
+        return self._dtype if self._dtype is not None else VarType.FP32
+
+    @property
+    def has_tensor_desc(self) -> bool:
+        return self._shape is not None or self._dtype is not None
+
+    @property
+    def persistable(self) -> bool:
+        return self._persistable
+
+    @persistable.setter
+    def persistable(self, value: bool) -> None:
+        self._persistable = bool(value)
+        self.block.program._bump()
+
+    @property
+    def is_parameter(self) -> bool:
+        return False
+
+    @property
+    def grad_name(self) -> str:
+        return grad_name(self._name)
+
+    @property
+    def meta(self) -> Meta:
+        return Meta(self.shape, self.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _set_meta(self, meta: Meta) -> None:
+        self._shape = tuple(int(d) for d in meta.shape)
+        self._dtype = convert_dtype(meta.dtype)
+
+    def __repr__(self) -> str:
+        from .printer import var_to_text
+        return var_to_text(self).strip()
+
+    __str__ = __repr__
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        return repr(self)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def element_size(self) -> int:
+        from ..ops.types import to_numpy_dtype
+        return to_numpy_dtype(self.dtype).itemsize
+
+    # -- ops through operators ---------------------------------------------------------------
+    def _binary(self, op_type: str, other: Any, reverse: bool = False) -> "Variable":
+        from .math_ops import binary_op
+        return binary_op(op_type, self, other, reverse)
+
+    def __add__(self, o): return self._binary("elementwise_add", o)
+    def __radd__(self, o): return self._binary("elementwise_add", o, True)
+    def __sub__(self, o): return self._binary("elementwise_sub", o)
+    def __rsub__(self, o): return self._binary("elementwise_sub", o, True)
+    def __mul__(self, o): return self._binary("elementwise_mul", o)
+    def __rmul__(self, o): return self._binary("elementwise_mul", o, True)
+    def __truediv__(self, o): return self._binary("elementwise_div", o)
+    def __rtruediv__(self, o): return self._binary("elementwise_div", o, True)
+    def __pow__(self, o): return self._binary("elementwise_pow", o)
+    def __rpow__(self, o): return self._binary("elementwise_pow", o, True)
+    def __matmul__(self, o): return self._binary("matmul_v2", o)
+    def __rmatmul__(self, o): return self._binary("matmul_v2", o, True)
+    def __eq__(self, o): return self._binary("equal", o)  # type: ignore[override]
+    def __ne__(self, o): return self._binary("not_equal", o)  # type: ignore[override]
+    def __lt__(self, o): return self._binary("less_than", o)
+    def __le__(self, o): return self._binary("less_equal", o)
+    def __gt__(self, o): return self._binary("greater_than", o)
+    def __ge__(self, o): return self._binary("greater_equal", o)
+
+    def __neg__(self):
+        from .math_ops import scale
+        return scale(self, -1.0)
+
+    @property
+    def T(self) -> "Variable":
+        from .math_ops import append_simple_op
+        perm = list(range(len(self.shape)))[::-1]
+        return append_simple_op("transpose2", {"X": self}, {"axis": perm})
+
+    def astype(self, dtype: Any) -> "Variable":
+        from .math_ops import append_simple_op
+        return append_simple_op("cast", {"X": self},
+                                {"in_dtype": int(self.dtype), "out_dtype": int(convert_dtype(dtype))})
+
+
+class Parameter(Variable):
+    """A persistable, trainable Variable of the global block."""
+
+    def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: Any,
+                 trainable: bool = True, optimize_attr: dict | None = None, regularizer=None,
+                 need_clip: bool = True, **kwargs):
+        if shape is None:
+            raise ValueError("The shape of Parameter should not be None")
+        if dtype is None:
+            raise ValueError("The dtype of Parameter should not be None")
+        for d in shape:
+            if d < 0:
+                raise ValueError("Each dimension of shape for Parameter must be greater than 0, "
+                                 f"but received {list(shape)}")
+        kwargs.pop("persistable", None)
+        kwargs.pop("stop_gradient", None)
+        super().__init__(block, name, shape=shape, dtype=dtype, persistable=True,
+                         stop_gradient=not trainable, **kwargs)
+        self.trainable = trainable
+        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
+        self.regularizer = regularizer
+        self.need_clip = need_clip
+        self.do_model_average = None
+        self.is_distributed = False
+
+    @property
+    def is_parameter(self) -> bool:
+        return True
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        self.stop_gradient = not value
+
+
+def _check_shape(shape: Sequence[Any]) -> tuple:
+    dims = []
+    for d in shape:
+        d = -1 if d is None else int(d)
+        if d < -1:
+            raise ValueError("Only -1 can be used in shape to indicate unknown dimension, "
+                             f"but received {d}")
+        dims.append(d)
+    return tuple(dims)

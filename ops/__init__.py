@@ -1,0 +1,8 @@
+"""The op registry and every op declaration. Importing this package registers all ops."""
+from . import activation, math, reduce, tensor  # noqa: F401  (each module registers its ops)
+from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
+                       registered_ops)
+from .types import AttrType, Meta, VarType, convert_dtype
+
+__all__ = ["AttrType", "EMPTY_VAR", "GRAD_SUFFIX", "Meta", "OpDef", "VarType", "convert_dtype",
+           "get_op", "grad_name", "has_op", "register_op", "registered_ops"]

@@ -1,0 +1,80 @@
+"""Activations and softmax-like ops."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import normalize_axis
+from .registry import register_op, same_as
+
+relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+
+
+@relu.def_kernel
+def relu_kernel(x):
+    return np.maximum(x, x.dtype.type(0))
+
+
+@relu.def_grad
+def relu_grad(out, dout):
+    return dout * (out > 0)
+
+
+tanh = register_op("tanh", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+tanh.def_kernel(np.tanh)
+
+
+@tanh.def_grad
+def tanh_grad(out, dout):
+    return dout * (1 - out * out)
+
+
+sigmoid = register_op("sigmoid", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+
+
+@sigmoid.def_kernel
+def sigmoid_kernel(x):
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+
+@sigmoid.def_grad
+def sigmoid_grad(out, dout):
+    return dout * out * (1 - out)
+
+
+def _softmax(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+softmax = register_op("softmax", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
+                      attrs={"axis": -1, "use_cudnn": False, "data_format": "AnyLayout"})
+
+
+@softmax.def_kernel
+def softmax_kernel(x, *, axis):
+    return _softmax(x, normalize_axis(axis, x.ndim))
+
+
+@softmax.def_grad
+def softmax_grad(out, dout, *, axis):
+    axis = normalize_axis(axis, out.ndim)
+    return out * (dout - (dout * out).sum(axis=axis, keepdims=True))
+
+
+log_softmax = register_op("log_softmax", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
+                          attrs={"axis": -1})
+
+
+@log_softmax.def_kernel
+def log_softmax_kernel(x, *, axis):
+    axis = normalize_axis(axis, x.ndim)
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@log_softmax.def_grad
+def log_softmax_grad(out, dout, *, axis):
+    axis = normalize_axis(axis, out.ndim)
+    return dout - np.exp(out) * dout.sum(axis=axis, keepdims=True)

@@ -1,0 +1,68 @@
+"""Helpers shared by op declarations: broadcasting with Paddle's ``axis`` and shape rules."""
+from __future__ import annotations
+
+import numpy as np
+
+from .types import Meta
+
+
+def align_y(x_ndim: int, y_shape: tuple, axis: int) -> tuple:
+    """The shape ``y`` takes to broadcast against an ``x_ndim``-D x with Paddle's ``axis``:
+    y's dims line up with x's starting at ``axis`` (-1: right-aligned, NumPy's rule)."""
+    if axis == -1 or len(y_shape) >= x_ndim:
+        return tuple(y_shape)
+    return tuple(y_shape) + (1,) * (x_ndim - axis - len(y_shape))
+
+
+def broadcast_y(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+    if axis == -1 or y.ndim >= x.ndim:
+        return y
+    return y.reshape(align_y(x.ndim, y.shape, axis))
+
+
+def broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """NumPy broadcasting of two static shapes, where -1 means unknown."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p == q or q == 1:
+            out.append(p)
+        elif p == 1:
+            out.append(q)
+        elif p == -1 or q == -1:
+            out.append(max(p, q) if min(p, q) == -1 and max(p, q) != 1 else -1)
+        else:
+            raise ValueError(f"shapes {list(a)} and {list(b)} cannot broadcast (dim {i}: {p} vs {q})")
+    return tuple(out)
+
+
+def elementwise_shape(x: Meta, y: Meta, *, axis: int = -1, dtype=None) -> Meta:
+    shape = broadcast_shape(x.shape, align_y(len(x.shape), y.shape, axis))
+    if x.dtype != y.dtype:
+        raise TypeError(f"X is {x.dtype.name_str} but Y is {y.dtype.name_str}; cast one of them "
+                        "so that both have the same dtype")
+    return Meta(shape, dtype if dtype is not None else x.dtype)
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not -max(ndim, 1) <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for a {ndim}-D tensor")
+    return axis + ndim if axis < 0 else axis
+
+
+def reduce_axes(ndim: int, dim, reduce_all: bool) -> tuple | None:
+    """Paddle's reduce attrs -> NumPy axes (None = all)."""
+    if reduce_all or dim is None or len(dim) == 0 or len(dim) >= ndim and ndim > 0 and \
+            sorted(normalize_axis(d, ndim) for d in dim) == list(range(ndim)):
+        return None
+    return tuple(sorted(normalize_axis(d, ndim) for d in dim))
+
+
+def reduced_shape(shape: tuple, axes: tuple | None, keep_dim: bool) -> tuple:
+    if axes is None:
+        return (1,) * len(shape) if keep_dim else ()
+    if keep_dim:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)

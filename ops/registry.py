@@ -1,0 +1,312 @@
+"""The op registry: one small declaration per op, used by program construction, the static
+Executor, autodiff and eager mode alike.
+
+An op is declared with :func:`register_op` and completed with decorators::
+
+    relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as("X"))
+
+    @relu.def_kernel
+    def relu_kernel(x):
+        return np.maximum(x, 0)
+
+    @relu.def_grad
+    def relu_grad(out, dout):            # names pick the slots: X -> x, Out -> out, Out@GRAD -> dout
+        return dout * (out > 0)           # one gradient per forward input slot (None = no gradient)
+
+Slot specs: ``"X"`` one variable, ``"X*"`` duplicable (a list), ``"X?"`` dispensable (may be
+absent; the kernel then gets None). Attribute specs: ``{"axis": -1}`` infers the AttrType from
+the default; ``{"shape": (AttrType.LONGS, [])}`` states it.
+
+Kernels take the inputs positionally in declared slot order plus the declared attributes they
+name as keywords, and return one value per output slot (a tuple when there are several).
+``def_grad`` derives the ``<type>_grad`` op (Paddle's default grad-op maker): its inputs are the
+forward slots and ``<Out>@GRAD`` slots that the grad function names, its outputs
+``<In>@GRAD``; broadcast gradients are reduced to the input's shape here, in one place.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from .types import AttrType, Meta, attr_type_of
+
+GRAD_SUFFIX = "@GRAD"
+EMPTY_VAR = "@EMPTY@"
+
+# Op roles (Paddle's OpRole bit flags).
+ROLE_FORWARD, ROLE_BACKWARD, ROLE_OPTIMIZE, ROLE_LRSCHED = 0x0000, 0x0001, 0x0002, 0x0010
+ROLE_LOSS, ROLE_NOT_SPECIFIED = 0x0100, 0x1000
+
+
+def grad_name(name: str) -> str:
+    """The gradient variable of ``name``: ``x`` -> ``x@GRAD``."""
+    return name + GRAD_SUFFIX
+
+
+class Slot(NamedTuple):
+    name: str
+    duplicable: bool = False
+    dispensable: bool = False
+
+
+class AttrSpec(NamedTuple):
+    type: AttrType
+    default: Any
+
+
+# Attributes every op may carry (Paddle's OpProtoAndCheckerMaker); kernels never see them.
+COMMON_ATTRS = {
+    "op_role": AttrSpec(AttrType.INT, ROLE_FORWARD),
+    "op_role_var": AttrSpec(AttrType.STRINGS, []),
+    "op_namescope": AttrSpec(AttrType.STRING, "/"),
+    "op_callstack": AttrSpec(AttrType.STRINGS, []),
+    "op_device": AttrSpec(AttrType.STRING, ""),
+    "with_quant_attr": AttrSpec(AttrType.BOOLEAN, False),
+}
+
+
+def _parse_slot(spec: str) -> Slot:
+    name = spec.rstrip("*?")
+    suffix = spec[len(name):]
+    return Slot(name, "*" in suffix, "?" in suffix)
+
+
+def _parse_attr(name: str, spec: Any) -> AttrSpec:
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], AttrType):
+        return AttrSpec(*spec)
+    return AttrSpec(attr_type_of(spec), spec)
+
+
+class OpDef:
+    """Everything pyfluid knows about one op type."""
+
+    def __init__(self, type: str, inputs: Sequence[str] = (), outputs: Sequence[str] = (),
+                 attrs: dict | None = None, infer_shape: Callable | None = None,
+                 no_grad: Sequence[str] = (), differentiable: bool = True,
+                 has_kernel: bool = True):
+        self.type = type
+        self.inputs = tuple(_parse_slot(s) for s in inputs)
+        self.outputs = tuple(_parse_slot(s) for s in outputs)
+        self.attrs = {k: _parse_attr(k, v) for k, v in (attrs or {}).items()}
+        self.infer_shape = infer_shape
+        self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
+        self.differentiable = differentiable
+        self.has_kernel = has_kernel                # False: handled by the executor (feed/fetch)
+        self.kernel: Callable | None = None
+        self.kernel_attrs: tuple = ()               # the declared attrs the kernel takes
+        self.specialize: Callable | None = None     # attrs -> faster kernel (optional)
+        self.grad_fn: Callable | None = None
+        self.grad_maker: Callable | None = None     # custom: (op, no_grad_names) -> [op specs]
+        self.forward: OpDef | None = None           # set on derived <type>_grad ops
+
+    def __repr__(self) -> str:
+        return f"OpDef({self.type!r})"
+
+    # -- declaration decorators -------------------------------------------------------------
+    def def_kernel(self, fn: Callable) -> Callable:
+        self.kernel = fn
+        self.kernel_attrs = _keyword_names(fn, self.attrs)
+        return fn
+
+    def def_infer_shape(self, fn: Callable) -> Callable:
+        self.infer_shape = fn
+        return fn
+
+    def def_specialize(self, fn: Callable) -> Callable:
+        """``fn(**attrs) -> kernel or None``: a faster kernel for these attribute values."""
+        self.specialize = fn
+        return fn
+
+    def def_grad_maker(self, fn: Callable) -> Callable:
+        self.grad_maker = fn
+        return fn
+
+    def def_grad(self, fn: Callable) -> Callable:
+        self.grad_fn = fn
+        register(_derive_grad_op(self, fn))
+        return fn
+
+    # -- queries ----------------------------------------------------------------------------
+    def slot(self, name: str, outputs: bool = False) -> Slot | None:
+        for s in (self.outputs if outputs else self.inputs):
+            if s.name == name:
+                return s
+        return None
+
+    @property
+    def grad_op_type(self) -> str:
+        return self.type + "_grad"
+
+    def attr_spec(self, name: str) -> AttrSpec | None:
+        return self.attrs.get(name) or COMMON_ATTRS.get(name)
+
+    def bound_kernel(self, attrs: dict) -> tuple[Callable, dict]:
+        """The kernel for these attrs and the keyword arguments it must receive."""
+        if self.specialize is not None:
+            fast = self.specialize(**{k: attrs.get(k, s.default) for k, s in self.attrs.items()})
+            if fast is not None:
+                return fast, {}
+        if self.kernel is None:
+            raise NotImplementedError(f"op '{self.type}' has no kernel")
+        return self.kernel, {k: attrs.get(k, self.attrs[k].default) for k in self.kernel_attrs}
+
+    def run(self, *inputs, **attrs):
+        """Run the kernel once on concrete values (used by eager mode and tests)."""
+        kernel, kwargs = self.bound_kernel(attrs)
+        return kernel(*inputs, **kwargs)
+
+    def make_grad_ops(self, op, no_grad_names: set) -> list[dict]:
+        """Grad op specs for one forward op (Paddle's grad-op maker)."""
+        if self.grad_maker is not None:
+            return self.grad_maker(op, no_grad_names)
+        if self.grad_fn is None:
+            return []
+        return [default_grad_op_spec(self, op, no_grad_names)]
+
+
+def _keyword_names(fn: Callable, declared: dict) -> tuple:
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return tuple(declared)
+    names = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return tuple(k for k in declared if k in names)
+
+
+def default_grad_op_spec(fwd: OpDef, op, no_grad_names: set) -> dict:
+    grad_def = get_op(fwd.grad_op_type)
+    inputs = {}
+    for slot in grad_def.inputs:
+        if slot.name.endswith(GRAD_SUFFIX):
+            inputs[slot.name] = [grad_name(n) for n in op.output(slot.name[:-len(GRAD_SUFFIX)])]
+        else:
+            inputs[slot.name] = list(op.input(slot.name) if fwd.slot(slot.name)
+                                     else op.output(slot.name))
+    outputs = {}
+    for slot in grad_def.outputs:
+        names = op.input(slot.name[:-len(GRAD_SUFFIX)])
+        outputs[slot.name] = [EMPTY_VAR if grad_name(n) in no_grad_names else grad_name(n)
+                              for n in names]
+    attrs = {k: v for k, v in op.attrs.items() if k in fwd.attrs}
+    return {"type": grad_def.type, "inputs": inputs, "outputs": outputs, "attrs": attrs}
+
+
+def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
+    """Build ``<type>_grad`` from a grad function whose parameter names pick its slots."""
+    by_param = {s.name.lower(): s for s in fwd.inputs + fwd.outputs}
+    by_param.update({"d" + s.name.lower(): Slot(s.name + GRAD_SUFFIX, s.duplicable, True)
+                     for s in fwd.outputs})
+    in_slots, attr_names = [], []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind == p.KEYWORD_ONLY:
+            if p.name not in fwd.attrs:
+                raise TypeError(f"grad of '{fwd.type}': keyword '{p.name}' is not an attr of the op")
+            attr_names.append(p.name)
+        elif p.name in by_param:
+            in_slots.append(by_param[p.name])
+        else:
+            raise TypeError(f"grad of '{fwd.type}': parameter '{p.name}' names no slot; "
+                            f"choose from {sorted(by_param)}")
+    diff_slots = [s for s in fwd.inputs if s.name not in fwd.no_grad]
+    grad_def = OpDef(fwd.grad_op_type, differentiable=False)
+    grad_def.inputs = tuple(in_slots)
+    grad_def.outputs = tuple(Slot(s.name + GRAD_SUFFIX, s.duplicable, True) for s in diff_slots)
+    grad_def.attrs = dict(fwd.attrs)
+    grad_def.forward = fwd
+    grad_def.kernel = _grad_kernel(fwd, fn, in_slots, diff_slots)
+    grad_def.kernel_attrs = tuple(attr_names)
+    return grad_def
+
+
+def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> Callable:
+    """The derived grad op's kernel: call the rule, pick differentiable slots, unbroadcast."""
+    n_inputs = len(fwd.inputs)
+    wanted = [i for i, s in enumerate(fwd.inputs) if s.name not in fwd.no_grad]
+    like_pos = {i: [j for j, s in enumerate(in_slots) if s.name == fs.name]
+                for i, fs in enumerate(fwd.inputs)}
+    single = len(wanted) == 1
+
+    def kernel(*values, **attrs):
+        grads = fn(*values, **attrs)
+        if n_inputs == 1 or not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != n_inputs:
+            raise ValueError(f"grad rule of '{fwd.type}' returned {len(grads)} gradients, "
+                             f"expected one per input slot ({n_inputs})")
+        out = []
+        for i in wanted:
+            g = grads[i]
+            if like_pos[i] and g is not None:
+                like = values[like_pos[i][0]]
+                g = ([unbroadcast(a, b) for a, b in zip(g, like)] if fwd.inputs[i].duplicable
+                     else unbroadcast(g, like))
+            out.append(g)
+        return out[0] if single else tuple(out)
+
+    kernel.__name__ = f"{fwd.type}_grad_kernel"
+    return kernel
+
+
+def unbroadcast(grad, like):
+    """Reduce a broadcast gradient to the shape of ``like`` (an array or a shape)."""
+    shape = like.shape if hasattr(like, "shape") else tuple(like)
+    if grad is None or not isinstance(grad, np.ndarray) or grad.shape == shape:
+        return grad
+    if grad.size == int(np.prod(shape)):
+        return grad.reshape(shape)
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape)
+
+
+# -- the registry ----------------------------------------------------------------------------
+_OPS: dict[str, OpDef] = {}
+
+
+class UnknownOpError(ValueError):
+    """An op type that is not registered."""
+
+
+def register(opdef: OpDef) -> OpDef:
+    if opdef.type in _OPS:
+        raise ValueError(f"op '{opdef.type}' is registered twice")
+    _OPS[opdef.type] = opdef
+    return opdef
+
+
+def register_op(type: str, **kwargs) -> OpDef:
+    """Declare an op; see the module docstring."""
+    return register(OpDef(type, **kwargs))
+
+
+def get_op(type: str) -> OpDef:
+    try:
+        return _OPS[type]
+    except KeyError:
+        close = difflib.get_close_matches(type, _OPS, n=5)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownOpError(f'Operator "{type}" has not been registered.{hint} '
+                             f"({len(_OPS)} ops are registered; see pyfluid.ops.registered_ops())") from None
+
+
+def has_op(type: str) -> bool:
+    return type in _OPS
+
+
+def registered_ops() -> list[str]:
+    return sorted(_OPS)
+
+
+# -- shape-inference helpers used by many declarations ----------------------------------------
+def same_as(slot_index: int = 0) -> Callable:
+    """Infer-shape rule: every output is like input number ``slot_index``."""
+    def infer(*metas, **_):
+        return metas[slot_index]
+    return infer
+
+
+def meta(shape, dtype) -> Meta:
+    return Meta(tuple(int(d) for d in shape), dtype)

@@ -1,0 +1,1 @@
+"""Protobuf schema of the program IR (Paddle ProgramDesc wire format)."""

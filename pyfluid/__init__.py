@@ -1,0 +1,32 @@
+"""pyfluid: a static-graph deep-learning framework in pure Python on NumPy and protobuf, in the
+design of PaddlePaddle's Fluid. ``import pyfluid as paddle`` runs Paddle static-mode code."""
+from __future__ import annotations
+
+from . import framework, ops  # noqa: F401  (registers every op)
+from .executor import CPUPlace, LoDTensor
+from .framework import (Program, disable_static, enable_static, in_dynamic_mode)
+from .framework.unique_name import guard as _name_guard  # noqa: F401
+from .ops.tensor import seed as _seed_ops
+from .ops.types import VarType
+from .tensor_api import (add, add_n, cast, concat, divide, matmul, maximum, mean, minimum,
+                         multiply, relu, reshape, scale, sigmoid, subtract, sum, tanh,
+                         transpose)
+from . import nn, static  # noqa: E402
+
+float16, float32, float64 = VarType.FP16, VarType.FP32, VarType.FP64
+int8, int16, int32, int64 = VarType.INT8, VarType.INT16, VarType.INT32, VarType.INT64
+uint8, bool = VarType.UINT8, VarType.BOOL  # noqa: A001  (Paddle exports paddle.bool)
+__version__ = "0.1.0"
+
+
+def seed(value: int):
+    """Seed pyfluid's default random generator (initializers, dropout, eager randn)."""
+    _seed_ops(int(value))
+
+
+__all__ = [
+    "CPUPlace", "LoDTensor", "Program", "add", "add_n", "cast", "concat", "disable_static",
+    "divide", "enable_static", "in_dynamic_mode", "matmul", "maximum", "mean", "minimum",
+    "multiply", "nn", "relu", "reshape", "scale", "seed", "sigmoid", "static", "subtract", "sum",
+    "tanh", "transpose",
+]

@@ -1,0 +1,2 @@
+"""``paddle.nn``."""
+from . import functional  # noqa: F401

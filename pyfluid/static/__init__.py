@@ -1,0 +1,31 @@
+"""``paddle.static``: building and running static programs."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..executor import Executor, Scope, global_scope, scope_guard
+from ..framework import (Operator, Parameter, Program, Variable, default_main_program,
+                         default_startup_program, program_guard)
+from ..ops.types import VarType
+from . import nn  # noqa: F401
+
+
+def data(name: str, shape: Sequence[int | None], dtype=None, lod_level: int = 0) -> Variable:
+    """Declare an input of the main program; it is fed by name at ``Executor.run``."""
+    block = default_main_program().global_block()
+    return block.create_var(name=name, shape=shape, dtype=dtype or "float32",
+                            type=VarType.LOD_TENSOR, lod_level=lod_level, stop_gradient=True,
+                            is_data=True, need_check_feed=True)
+
+
+class CompiledProgram:
+    """Paddle's CompiledProgram: here a transparent wrapper (one CPU device)."""
+
+    def __init__(self, program_or_graph: Program, build_strategy=None):
+        self._program = program_or_graph
+        self._build_strategy = build_strategy
+
+
+__all__ = ["CompiledProgram", "Executor", "Operator", "Parameter", "Program", "Scope",
+           "Variable", "data", "default_main_program", "default_startup_program",
+           "global_scope", "nn", "program_guard", "scope_guard"]

@@ -1,0 +1,96 @@
+"""Paddle's functional tensor API (``paddle.matmul``, ``paddle.tanh``, ...)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ._dispatch import apply_op
+from .framework import unique_name
+from .ops.types import convert_dtype
+
+
+def _unary(op_type: str):
+    def fn(x, name: str | None = None):
+        return apply_op(op_type, {"X": x}, name=name)
+    fn.__name__ = op_type
+    fn.__doc__ = f"Elementwise ``{op_type}`` of ``x``."
+    return fn
+
+
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+relu = _unary("relu")
+
+
+def _binary(op_type: str, doc: str):
+    def fn(x, y, name: str | None = None):
+        return apply_op(op_type, {"X": x, "Y": y}, {"axis": -1}, name=name)
+    fn.__name__ = op_type.replace("elementwise_", "")
+    fn.__doc__ = doc
+    return fn
+
+
+add = _binary("elementwise_add", "``x + y`` with broadcasting.")
+subtract = _binary("elementwise_sub", "``x - y`` with broadcasting.")
+multiply = _binary("elementwise_mul", "``x * y`` with broadcasting.")
+divide = _binary("elementwise_div", "``x / y`` with broadcasting.")
+maximum = _binary("elementwise_max", "Elementwise maximum with broadcasting.")
+minimum = _binary("elementwise_min", "Elementwise minimum with broadcasting.")
+
+
+def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, name: str | None = None):
+    return apply_op("matmul_v2", {"X": x, "Y": y},
+                    {"trans_x": transpose_x, "trans_y": transpose_y}, name=name)
+
+
+def _reduce(op_type: str, x, axis, keepdim: bool, name: str | None):
+    if axis is None or (isinstance(axis, (list, tuple)) and len(axis) == 0):
+        attrs = {"dim": [0], "keep_dim": keepdim, "reduce_all": True}
+    else:
+        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        attrs = {"dim": axes, "keep_dim": keepdim, "reduce_all": False}
+    return apply_op(op_type, {"X": x}, attrs, name=name)
+
+
+def mean(x, axis=None, keepdim: bool = False, name: str | None = None):
+    return _reduce("reduce_mean", x, axis, keepdim, name)
+
+
+def sum(x, axis=None, dtype=None, keepdim: bool = False, name: str | None = None):
+    return _reduce("reduce_sum", x, axis, keepdim, name)
+
+
+def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
+          act: str | None = None, name: str | None = None):
+    out = apply_op("scale", {"X": x}, {"scale": float(scale), "bias": float(bias),
+                                       "bias_after_scale": bias_after_scale}, name=name)
+    return apply_op(act, {"X": out}) if act else out
+
+
+def reshape(x, shape: Sequence[int], name: str | None = None):
+    from .framework.variable import Variable
+    if isinstance(x, Variable):
+        block = x.block.program.current_block()
+        xshape = block.create_var(name=unique_name.generate_with_ignorable_key("reshape2.xshape"),
+                                  stop_gradient=True)
+        return apply_op("reshape2", {"X": x}, {"shape": list(shape)}, name=name,
+                        outputs={"XShape": xshape})
+    return apply_op("reshape2", {"X": x}, {"shape": list(shape)}, name=name)[0]
+
+
+def transpose(x, perm: Sequence[int], name: str | None = None):
+    out = apply_op("transpose2", {"X": x}, {"axis": list(perm)}, name=name)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def concat(x: Sequence[Any], axis: int = 0, name: str | None = None):
+    return apply_op("concat", {"X": list(x)}, {"axis": axis}, name=name)
+
+
+def add_n(inputs, name: str | None = None):
+    return apply_op("sum", {"X": list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]},
+                    name=name)
+
+
+def cast(x, dtype):
+    return apply_op("cast", {"X": x}, {"in_dtype": int(convert_dtype(x.dtype)),
+                                       "out_dtype": int(convert_dtype(dtype))})
