@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..ops.registry import (COMMON_ATTRS, ROLE_BACKWARD, ROLE_LOSS, ROLE_LRSCHED,
                             ROLE_OPTIMIZE)
 from ..ops.types import AttrType
@@ -109,6 +111,10 @@ def _attr_text(op: "Operator", name: str) -> str:
         return f"{name}=block[{value}]"
     if op.attr_type(name) == AttrType.BLOCKS:
         return f"{name}=[{', '.join(f'block[{i}]' for i in value)}]"
+    if op.attr_type(name) == AttrType.FLOAT:
+        return f"{name}={np.float32(value)}"
+    if op.attr_type(name) == AttrType.FLOATS:
+        return f"{name}=[{', '.join(str(np.float32(v)) for v in value)}]"
     return f"{name}={value!r}"
 
 

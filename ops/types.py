@@ -186,13 +186,15 @@ def coerce_attr(value: Any, attr_type: AttrType) -> Any:
         kind = scalar[attr_type]
         if not _fits(value, kind):
             raise TypeError(f"expected {attr_type.name} ({kind.__name__}), got {value!r}")
-        return kind(value)
+        return float(np.float32(value)) if attr_type == AttrType.FLOAT else kind(value)
     if attr_type in listed:
         kind = listed[attr_type]
         if isinstance(value, np.ndarray):
             value = value.tolist()
         if not isinstance(value, (list, tuple)) or not all(_fits(v, kind) for v in value):
             raise TypeError(f"expected {attr_type.name} (list of {kind.__name__}), got {value!r}")
+        if attr_type == AttrType.FLOATS:
+            return [float(np.float32(v)) for v in value]
         return [kind(v) for v in value]
     return value  # SCALAR(S): kept as given
 
