@@ -1,5 +1,6 @@
 """The op registry and every op declaration. Importing this package registers all ops."""
 from . import activation, math, reduce, tensor  # noqa: F401  (each module registers its ops)
+from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
 from .types import AttrType, Meta, VarType, convert_dtype
