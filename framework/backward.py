@@ -106,6 +106,27 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     return [block.vars[grads[v.name]] if v.name in grads else None for v in inputs]
 
 
+def gradients_with_optimizer(program, optimizer, inputs=None, outputs=None) -> tuple:
+    """Differentiate ``outputs`` w.r.t. ``inputs`` (default: vars produced but never consumed,
+    and vars consumed but never produced) and apply ``optimizer`` to the parameter grads."""
+    from .program import Program
+    if not isinstance(program, Program):
+        raise TypeError(f"The type of 'program' must be Program, but received {type(program)}.")
+    block = program.global_block()
+    produced = {n for op in block.ops for n in op.output_arg_names}
+    consumed = {n for op in block.ops for n in op.input_arg_names}
+    if inputs is None:
+        inputs = [v for n, v in block.vars.items() if n in consumed and n not in produced]
+    if outputs is None:
+        outputs = [v for n, v in block.vars.items() if n in produced and n not in consumed]
+    grads = gradients(outputs, inputs)
+    params_grads = [(v, g) for v, g in zip(inputs, grads)
+                    if isinstance(v, Parameter) and g is not None]
+    with program._role_guard(ROLE_FORWARD):
+        optimize_ops = optimizer.apply_gradients(params_grads)
+    return optimize_ops, params_grads
+
+
 def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
     """Like ``gradients`` but a bare Variable when there is one input (Paddle's calc_gradient)."""
     result = gradients(targets, inputs, target_gradients, no_grad_set)
@@ -215,7 +236,7 @@ class _Pass:
             if not outs or (grad_inputs and not grad_inputs & available):
                 continue
             for missing in sorted(grad_inputs - available):
-                forward = self.forward_of.get(missing) or _strip(missing)
+                forward = self.forward_of.get(missing) or strip_grad_suffix(missing)
                 kept.append({"type": "fill_any_like", "inputs": {"X": [forward]},
                              "outputs": {"Out": [missing]}, "attrs": {"value": 0.0, "dtype": -1},
                              "_fwd": spec.get("_fwd")})
@@ -243,7 +264,7 @@ class _Pass:
             result.append({"type": "sum", "inputs": {"X": parts}, "outputs": {"Out": [name]},
                            "attrs": {}, "_fwd": before.get("_fwd") if before else None})
             summed.add(name)
-            self.forward_of.setdefault(name, _strip(name))
+            self.forward_of.setdefault(name, strip_grad_suffix(name))
 
         for spec in specs:
             for n in [n for ns in spec["inputs"].values() for n in ns]:
@@ -256,7 +277,7 @@ class _Pass:
                         counter[n] += 1
                         ns[i] = part
                         pending.setdefault(n, []).append(part)
-                        self.forward_of[part] = self.forward_of.get(n) or _strip(n)
+                        self.forward_of[part] = self.forward_of.get(n) or strip_grad_suffix(n)
             result.append(spec)
         for name in list(pending):
             materialize(name, None)
@@ -285,16 +306,24 @@ class _Pass:
                     cb(block=block, context=context)
 
     def _create_grad_var(self, name: str) -> None:
-        forward = self.block._find_var_recursive(self.forward_of.get(name) or _strip(name))
+        forward = self.block._find_var_recursive(self.forward_of.get(name) or strip_grad_suffix(name))
         if forward is not None and forward.has_tensor_desc:
             self.block.create_var(name=name, shape=forward.shape, dtype=forward.dtype)
         else:
             self.block.create_var(name=name, dtype="float32")
 
 
-def _strip(name: str) -> str:
-    """The forward name of a gradient name made by this pass (only used as a fallback)."""
-    return name.split("@GRAD")[0]
+def strip_grad_suffix(name: str) -> str:
+    """Paddle's ``_strip_grad_suffix_``: the forward name inside a gradient name. The pass
+    itself never parses names (it records ``forward_of`` when it makes them); this is a
+    fallback and a compatibility helper."""
+    cut = name.find("@GRAD@")
+    if cut != -1:
+        name = name[:cut]
+    elif name.endswith("@GRAD"):
+        name = name[:-len("@GRAD")]
+    marker = name.rfind("grad/")
+    return name[marker + len("grad/"):] if marker != -1 else name
 
 
 def _drop_empty_slots(spec: dict) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..executor import Executor, Scope, global_scope, scope_guard
+from ..framework.backward import append_backward, gradients
 from ..framework import (Operator, Parameter, Program, Variable, default_main_program,
                          default_startup_program, program_guard)
 from ..ops.types import VarType
 from . import nn  # noqa: F401
+from .py_func import py_func, register_py_func  # noqa: F401
 
 
 def data(name: str, shape: Sequence[int | None], dtype=None, lod_level: int = 0) -> Variable:
@@ -26,6 +28,7 @@ class CompiledProgram:
         self._build_strategy = build_strategy
 
 
-__all__ = ["CompiledProgram", "Executor", "Operator", "Parameter", "Program", "Scope",
+__all__ = ["append_backward", "gradients", "CompiledProgram", "Executor", "Operator", "Parameter", "Program", "Scope",
            "Variable", "data", "default_main_program", "default_startup_program",
            "global_scope", "nn", "program_guard", "scope_guard"]
+__all__ += ["py_func", "register_py_func"]
