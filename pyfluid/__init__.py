@@ -12,6 +12,8 @@ from .tensor_api import (add, add_n, cast, concat, divide, matmul, maximum, mean
                          multiply, relu, reshape, scale, sigmoid, subtract, sum, tanh,
                          transpose)
 from . import nn, static  # noqa: E402
+from . import dataset  # noqa: E402
+from .dataset.reader import batch  # noqa: E402
 
 float16, float32, float64 = VarType.FP16, VarType.FP32, VarType.FP64
 int8, int16, int32, int64 = VarType.INT8, VarType.INT16, VarType.INT32, VarType.INT64
@@ -30,3 +32,17 @@ __all__ = [
     "multiply", "nn", "relu", "reshape", "scale", "seed", "sigmoid", "static", "subtract", "sum",
     "tanh", "transpose",
 ]
+__all__ += ["batch", "dataset"]
+from . import autograd, eager, jit  # noqa: E402
+from .tensor_api import abs, exp, log, sqrt, square  # noqa: E402,A004
+from .eager import (Tensor, arange, full, full_like, grad, is_grad_enabled, no_grad,  # noqa: E402
+                    ones, ones_like, rand, randn, set_grad_enabled, to_tensor, zeros, zeros_like)
+__all__ += ["Tensor", "abs", "arange", "autograd", "eager", "exp", "jit", "full", "full_like", "grad",
+            "is_grad_enabled", "log", "no_grad", "ones", "ones_like", "rand", "randn",
+            "set_grad_enabled", "sqrt", "square", "to_tensor", "zeros", "zeros_like"]
+from . import optimizer, regularizer  # noqa: E402
+from .param_attr import ParamAttr  # noqa: E402
+from .static.nn import create_parameter  # noqa: E402
+__all__ += ["ParamAttr", "create_parameter", "optimizer", "regularizer"]
+from . import fluid  # noqa: E402  (the fluid-era API: paddle.fluid)
+__all__ += ["fluid"]

@@ -1,2 +1,6 @@
 """``paddle.nn``."""
 from . import functional  # noqa: F401
+from . import initializer  # noqa: F401,E402
+from . import loss  # noqa: F401,E402
+from .loss import CrossEntropyLoss  # noqa: F401,E402
+from .layer import Conv2D, Layer, Linear, ReLU, Sequential  # noqa: F401,E402

@@ -1,0 +1,79 @@
+"""``paddle.optimizer.Adam`` and ``AdamW`` (ops ``adam`` / ``adamw``; accumulators
+``<p>_moment1_0``, ``<p>_moment2_0``, ``<p>_beta1_pow_acc_0``, ``<p>_beta2_pow_acc_0``).
+The kernels advance the beta-power accumulators themselves."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from .lr import LRScheduler
+from .optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    type = "adam"
+    _accumulator_slots = {"Moment1": "moment1", "Moment2": "moment2",
+                          "Beta1Pow": "beta1_pow_acc", "Beta2Pow": "beta2_pow_acc"}
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-8,
+                 parameters: Iterable | None = None, weight_decay: Any = None,
+                 grad_clip: Any = None, lazy_mode: bool = False, multi_precision: bool = False,
+                 use_multi_tensor: bool = False, name: str | None = None):
+        for what, value in (("learning_rate", learning_rate), ("beta1", beta1),
+                            ("beta2", beta2), ("epsilon", epsilon)):
+            if value is None:
+                raise ValueError(f"{what} is not set")
+        if not 0 <= beta1 < 1:
+            raise ValueError("Invaild value of beta1, expect beta1 in [0,1).")
+        if not 0 <= beta2 < 1:
+            raise ValueError("Invaild value of beta2, expect beta2 in [0,1).")
+        if not 0 <= epsilon:
+            raise ValueError("Invaild value of epsilon, expect epsilon >= 0.")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+        self._lazy_mode = lazy_mode
+        self._multi_precision = multi_precision
+
+    def _accumulator_init(self, param):
+        return [("moment1", 0.0, None, None), ("moment2", 0.0, None, None),
+                ("beta1_pow_acc", self._beta1, [1], "cpu"),
+                ("beta2_pow_acc", self._beta2, [1], "cpu")]
+
+    def _op_attrs(self, param) -> dict:
+        return {"lazy_mode": self._lazy_mode, "min_row_size_to_use_multithread": 1000,
+                "multi_precision": False, "beta1": float(self._beta1),
+                "beta2": float(self._beta2), "epsilon": float(self._epsilon)}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``param *= 1 - lr * coeff`` before the Adam step,
+    for the parameters ``apply_decay_param_fun(name)`` accepts (all by default)."""
+
+    type = "adamw"
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-8,
+                 parameters: Iterable | None = None, weight_decay: float = 0.01,
+                 lr_ratio: Callable | None = None,
+                 apply_decay_param_fun: Callable[[str], bool] | None = None,
+                 grad_clip: Any = None, lazy_mode: bool = False, multi_precision: bool = False,
+                 name: str | None = None):
+        if weight_decay is None:
+            raise ValueError("weight_decay is not set")
+        if not isinstance(weight_decay, (float, int)) or isinstance(weight_decay, bool):
+            raise TypeError("coeff should be float or Tensor.")
+        if lr_ratio is not None and not callable(lr_ratio):
+            raise TypeError("'lr_ratio' should be a function that takes a parameter and returns "
+                            "its learning-rate ratio")
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         lazy_mode, multi_precision, name=name)
+        self._coeff = float(weight_decay)
+        self._lr_ratio = lr_ratio
+        self._apply_decay_param_fun = apply_decay_param_fun
+
+    def _op_attrs(self, param) -> dict:
+        with_decay = (self._apply_decay_param_fun is None
+                      or bool(self._apply_decay_param_fun(param.name)))
+        ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
+        return {**super()._op_attrs(param), "coeff": self._coeff, "with_decay": with_decay,
+                "lr_ratio": ratio}
