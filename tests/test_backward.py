@@ -238,3 +238,48 @@ def test_gradients_with_optimizer_appends_grads_and_updates():
     grad_types = [t + "_grad" for t in reversed(forward_types)]
     joined = " ".join(types)
     assert " ".join(grad_types) in joined
+
+
+def _bw1_network():
+    """Spec §9.2 BW-1: three embeddings share 'w2v'; one fc branch feeds the loss, one not."""
+    from pyfluid.framework.backward import _Pass, _no_grad_names
+    nn = paddle.static.nn
+    x = paddle.static.data("x_no_grad", [16, 50], "int64")
+    x2 = paddle.static.data("x2_no_grad", [16, 50], "int64")
+    x3 = paddle.static.data("x3_no_grad", [16, 50], "int64")
+    label = paddle.static.data("label_no_grad", [16, 50, 1], "float32")
+    w2v = paddle.ParamAttr(name="w2v")
+    e1, e2, e3 = (nn.embedding(v, size=[100, 64], param_attr=w2v) for v in (x, x2, x3))
+    x_merge, x2_merge = paddle.add(e1, e2), paddle.add(e2, e3)
+    predict = nn.fc(x_merge, 1, num_flatten_dims=2, weight_attr=paddle.ParamAttr(name="fc_w"),
+                    activation="softmax", name="fc_predict")
+    nn.fc(x2_merge, 1, num_flatten_dims=2, weight_attr=paddle.ParamAttr(name="fc_w"),
+          activation="sigmoid", name="fc_no_use")
+    cost = paddle.nn.functional.square_error_cost(predict, label)
+    loss = paddle.mean(cost)
+    return loss, _Pass, _no_grad_names
+
+
+def test_bw1_shared_embedding_and_unused_branch():
+    loss, _Pass, _no_grad_names = _bw1_network()
+    block = loss.block
+    no_grad = _no_grad_names(block, None)
+    assert {"x_no_grad@GRAD", "x2_no_grad@GRAD", "x3_no_grad@GRAD",
+            "label_no_grad@GRAD"} <= no_grad
+    path = _Pass(block, [loss.name], [], no_grad, None, None)._op_path()
+    assert [op.type for op in path] == [
+        "lookup_table_v2", "lookup_table_v2", "elementwise_add", "mul", "elementwise_add",
+        "softmax", "elementwise_sub", "square", "reduce_mean"]
+    pairs = append_backward(loss)
+    assert {p.name for p, _ in pairs} == {"w2v", "fc_predict.b_0", "fc_w"}
+    sums = [op for op in block.ops if op.type == "sum" and op.output("Out") == ["w2v@GRAD"]]
+    assert len(sums) == 1 and len(sums[0].input("X")) == 2
+    paddle.optimizer.SGD(learning_rate=0.1).apply_gradients(pairs)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    startup = paddle.static.default_startup_program()
+    exe.run(startup)
+    rng = np.random.default_rng(0)
+    feed = {n: rng.integers(0, 100, (16, 50)) for n in ("x_no_grad", "x2_no_grad", "x3_no_grad")}
+    feed["label_no_grad"] = rng.random((16, 50, 1), dtype="float32")
+    loss_value, w2v_grad = exe.run(feed=feed, fetch_list=[loss, "w2v@GRAD"])
+    assert np.isfinite(loss_value) and w2v_grad.shape == (100, 64)
