@@ -1,5 +1,9 @@
 """The op registry and every op declaration. Importing this package registers all ops."""
 from . import activation, math, reduce, tensor  # noqa: F401  (each module registers its ops)
+from . import init_ops  # noqa: F401  (truncated_gaussian_random, assign_value)
+from . import py_func  # noqa: F401  (the custom Python operator)
+from . import dropout, embedding, loss, optimizer_ops, unary  # noqa: F401
+from . import activation_extra, conv, norm, pool, shape_ops  # noqa: F401  (CNN inference ops)
 from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)

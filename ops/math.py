@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import broadcast_y, elementwise_shape
+from .common import broadcast_pair, elementwise_shape
 from .registry import register_op, unbroadcast
 from .types import Meta, VarType
 
 # -- scale --------------------------------------------------------------------------------------
 scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
                     attrs={"scale": 1.0, "bias": 0.0, "bias_after_scale": True},
+                    no_grad=["ScaleTensor"],
                     infer_shape=lambda x, scale_tensor=None, **_: x)
 
 
@@ -22,8 +23,9 @@ def scale_kernel(x, scale_tensor=None, *, scale, bias, bias_after_scale):
 
 
 @scale.def_grad
-def scale_grad(dout, *, scale):
-    return dout * dout.dtype.type(scale), None
+def scale_grad(scaletensor, dout, *, scale):
+    s = scaletensor.reshape(()) if scaletensor is not None else scale
+    return dout * dout.dtype.type(s), None
 
 
 # -- mul: flatten to 2-D, then matmul ---------------------------------------------------------------
@@ -108,43 +110,40 @@ def matmul_v2_fast(*, trans_x, trans_y):
 
 @matmul_v2.def_grad
 def matmul_v2_grad(x, y, dout, *, trans_x, trans_y):
-    x2 = x[None, :] if x.ndim == 1 else x
-    y2 = y[:, None] if y.ndim == 1 else y
-    d = dout
-    if x.ndim == 1:
-        d = np.expand_dims(d, -2)
-    if y.ndim == 1:
-        d = np.expand_dims(d, -1)
-    a = _t(x2) if trans_x else x2
-    b = _t(y2) if trans_y else y2
-    da = np.matmul(d, _t(b))
-    db = np.matmul(_t(a), d)
-    dx = _t(da) if trans_x else da
-    dy = _t(db) if trans_y else db
-    dx = unbroadcast(dx, x2.shape).reshape(x.shape)
-    dy = unbroadcast(dy, y2.shape).reshape(y.shape)
+    # 1-D operands ignore trans_* (as in the forward) and act as a row / a column.
+    a = _t(x) if trans_x and x.ndim >= 2 else x
+    b = _t(y) if trans_y and y.ndim >= 2 else y
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    d = dout.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+    da = unbroadcast(np.matmul(d, _t(b2)), a2.shape).reshape(a.shape)
+    db = unbroadcast(np.matmul(_t(a2), d), b2.shape).reshape(b.shape)
+    dx = _t(da) if trans_x and x.ndim >= 2 else da
+    dy = _t(db) if trans_y and y.ndim >= 2 else db
     return dx, dy
 
 
 # -- elementwise binary ops -------------------------------------------------------------------------
 def _elementwise(op_type, fn, grad=None, uses_out=False):
     """Declare ``op_type`` = ``fn(x, y)`` with Paddle's axis broadcasting. ``grad(x, y, out,
-    dout)`` gets y already aligned to x; y's gradient is reduced back here."""
+    dout)`` gets x and y aligned by ``axis``; their gradients are reduced back here."""
     op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1},
                      infer_shape=elementwise_shape)
 
     @op.def_kernel
     def kernel(x, y, *, axis):
-        return fn(x, broadcast_y(x, y, axis))
+        return fn(*broadcast_pair(x, y, axis))
 
     @op.def_specialize
     def fast(*, axis):
         return fn if axis == -1 else None
 
     def grads(x, y, out, dout, axis):
-        yb = broadcast_y(x, y, axis)
-        dx, dy = grad(x, yb, out, dout)
-        return dx, unbroadcast(dy, yb.shape)
+        xb, yb = broadcast_pair(x, y, axis)
+        dx, dy = grad(xb, yb, out, dout)
+        return (unbroadcast(dx, xb.shape).reshape(x.shape),
+                unbroadcast(dy, yb.shape).reshape(y.shape))
 
     if uses_out:
         @op.def_grad
@@ -166,21 +165,21 @@ _elementwise("elementwise_pow", np.power,
              lambda x, y, out, dout: (dout * y * np.power(x, y - 1),
                                       dout * out * np.log(np.where(x > 0, x, 1))), uses_out=True)
 _elementwise("elementwise_max", np.maximum,
-             lambda x, y, out, dout: (dout * (x >= y), dout * (x < y)))
+             lambda x, y, out, dout: (dout * (x > y), dout * (x <= y)))   # Paddle's ties
 _elementwise("elementwise_min", np.minimum,
-             lambda x, y, out, dout: (dout * (x <= y), dout * (x > y)))
+             lambda x, y, out, dout: (dout * (x < y), dout * (x >= y)))
 
 
 # -- comparisons (not differentiable) ---------------------------------------------------------------
 def _comparison(op_type, fn):
-    op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"],
-                     attrs={"axis": -1, "force_cpu": False},
+    op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"], differentiable=False,
+                     attrs={"axis": -1}, extra_attrs={"force_cpu": False},
                      infer_shape=lambda x, y, *, axis, **_: elementwise_shape(
                          x, y, axis=axis, dtype=VarType.BOOL))
 
     @op.def_kernel
     def kernel(x, y, *, axis):
-        return fn(x, broadcast_y(x, y, axis))
+        return fn(*broadcast_pair(x, y, axis))
     return op
 
 

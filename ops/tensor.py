@@ -44,9 +44,15 @@ def fill_constant_kernel(value_tensor=None, shape_tensor=None, shape_list=None, 
         shape = [int(d) for d in shape_tensor.ravel()]
     elif shape_list:
         shape = [int(t.reshape(())) for t in shape_list]
-    fill = value_tensor.reshape(()) if value_tensor is not None else (
-        float(str_value) if str_value else value)
-    return np.full(shape, fill, dtype=to_numpy_dtype(dtype))
+    np_dtype = to_numpy_dtype(dtype)
+    if value_tensor is not None:
+        fill = value_tensor.reshape(())
+    elif str_value:   # Paddle's exact spelling of values a float32 attr cannot hold
+        exact_int = np_dtype.kind in "iu" and str_value.lstrip("+-").isdigit()
+        fill = int(str_value) if exact_int else float(str_value)
+    else:
+        fill = value
+    return np.full(shape, fill, dtype=np_dtype)
 
 
 _RANDOM_ATTRS = {"shape": (AttrType.LONGS, []), "seed": 0, "dtype": 5}
@@ -134,7 +140,8 @@ def _reshape_target(in_shape, shape):
 
 
 reshape2 = register_op("reshape2", inputs=["X", "Shape?", "ShapeTensor*?"],
-                       outputs=["Out", "XShape?"], attrs={"shape": (AttrType.INTS, [])})
+                       outputs=["Out", "XShape?"], attrs={"shape": (AttrType.INTS, [])},
+                       no_grad=["Shape", "ShapeTensor"])
 
 
 @reshape2.def_infer_shape
@@ -158,11 +165,12 @@ def reshape2_grad(xshape, dout):
 
 
 transpose2 = register_op("transpose2", inputs=["X"], outputs=["Out", "XShape?"],
-                         attrs={"axis": (AttrType.INTS, []), "data_format": "AnyLayout"})
+                         attrs={"axis": (AttrType.INTS, [])},
+                         extra_attrs={"data_format": "AnyLayout"})
 
 
 @transpose2.def_infer_shape
-def transpose2_shape(x, *, axis):
+def transpose2_shape(x, *, axis, **_):
     if sorted(normalize_axis(a, len(x.shape)) for a in axis) != list(range(len(x.shape))):
         raise ValueError(f"axis {list(axis)} is not a permutation of the {len(x.shape)} dims")
     return Meta(tuple(x.shape[a] for a in axis), x.dtype), Meta((0,) + tuple(x.shape), x.dtype)
@@ -175,10 +183,11 @@ def transpose2_kernel(x, *, axis):
 
 @transpose2.def_grad
 def transpose2_grad(dout, *, axis):
-    return dout.transpose(np.argsort(axis))
+    return dout.transpose(np.argsort([normalize_axis(a, dout.ndim) for a in axis]))
 
 
-concat = register_op("concat", inputs=["X*", "AxisTensor?"], outputs=["Out"], attrs={"axis": 0})
+concat = register_op("concat", inputs=["X*", "AxisTensor?"], outputs=["Out"], attrs={"axis": 0},
+                     no_grad=["AxisTensor"])
 
 
 @concat.def_infer_shape
@@ -201,13 +210,15 @@ def concat_kernel(xs, axis_tensor=None, *, axis):
 
 
 @concat.def_grad
-def concat_grad(x, dout, *, axis):
+def concat_grad(x, axistensor, dout, *, axis):
+    if axistensor is not None:
+        axis = int(axistensor.reshape(()))
     ax = normalize_axis(axis, dout.ndim)
     cuts = np.cumsum([t.shape[ax] for t in x])[:-1]
     return list(np.split(dout, cuts, axis=ax)), None
 
 
-sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], attrs={"use_mkldnn": False},
+sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
                      infer_shape=lambda xs, **_: xs[0])
 
 

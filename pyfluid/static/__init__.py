@@ -32,3 +32,15 @@ __all__ = ["append_backward", "gradients", "CompiledProgram", "Executor", "Opera
            "Variable", "data", "default_main_program", "default_startup_program",
            "global_scope", "nn", "program_guard", "scope_guard"]
 __all__ += ["py_func", "register_py_func"]
+from .nn import create_parameter  # noqa: E402
+__all__ += ["create_parameter"]
+from .metric import accuracy  # noqa: E402
+__all__ += ["accuracy"]
+from ..io import (deserialize_persistables, deserialize_program, load, load_inference_model,  # noqa: E402
+                  load_program_state, normalize_program, save, save_inference_model,
+                  serialize_persistables, serialize_program, set_program_state)
+__all__ += ["deserialize_persistables", "deserialize_program", "load", "load_inference_model",
+            "load_program_state", "normalize_program", "save", "save_inference_model",
+            "serialize_persistables", "serialize_program", "set_program_state"]
+from .input_spec import InputSpec  # noqa: E402
+__all__ += ["InputSpec"]

@@ -1,0 +1,135 @@
+"""Parameter-update ops appended by the optimizers: sgd, momentum, adam, adamw.
+
+Their outputs (ParamOut, VelocityOut, Moment1Out...) name the same variables as the inputs,
+so the update is "in place" in the program; the kernels still return new arrays. With a
+MasterParam (fp16 parameters trained in fp32) the update runs on the master copy and
+ParamOut is its cast. None of these ops has a gradient.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import register_op
+from .types import AttrType
+
+
+def _like_inputs(*names):
+    """Infer-shape rule: output i is like input slot ``names[i]`` (None: absent)."""
+    def infer(*metas, **_):
+        return tuple(metas[i] if i is not None else None for i in names)
+    return infer
+
+
+def _scalar(value, dtype):
+    return dtype.type(value.reshape(-1)[0]) if isinstance(value, np.ndarray) else dtype.type(value)
+
+
+def _result(param, master, new_value):
+    """(ParamOut, MasterParamOut) for an update computed on ``master`` or ``param``."""
+    if master is None:
+        return new_value, None
+    return new_value.astype(param.dtype), new_value
+
+
+# -- sgd -----------------------------------------------------------------------------------------
+sgd = register_op("sgd", inputs=["Param", "LearningRate", "Grad", "MasterParam?"],
+                  outputs=["ParamOut", "MasterParamOut?"], attrs={"multi_precision": False},
+                  differentiable=False, infer_shape=_like_inputs(0, 3))
+
+
+@sgd.def_kernel
+def sgd_kernel(param, learning_rate, grad, master_param=None):
+    base = param if master_param is None else master_param
+    lr = _scalar(learning_rate, base.dtype)
+    return _result(param, master_param, base - lr * grad.astype(base.dtype, copy=False))
+
+
+# -- momentum ------------------------------------------------------------------------------------
+momentum = register_op(
+    "momentum", inputs=["Param", "Grad", "Velocity", "LearningRate", "MasterParam?"],
+    outputs=["ParamOut", "VelocityOut", "MasterParamOut?"],
+    attrs={"mu": 0.9, "use_nesterov": False, "regularization_method": "",
+           "regularization_coeff": 0.0, "multi_precision": False, "rescale_grad": 1.0},
+    differentiable=False, infer_shape=_like_inputs(0, 2, 4))
+
+
+@momentum.def_kernel
+def momentum_kernel(param, grad, velocity, learning_rate, master_param=None, *, mu,
+                    use_nesterov, regularization_method, regularization_coeff, rescale_grad):
+    base = param if master_param is None else master_param
+    t = base.dtype.type
+    g = grad.astype(base.dtype, copy=False) * t(rescale_grad)
+    if regularization_method == "l2_decay":
+        g = g + t(regularization_coeff) * base
+    elif regularization_method:
+        raise ValueError(f"momentum: regularization_method must be '' or 'l2_decay', got "
+                         f"'{regularization_method}'")
+    lr = _scalar(learning_rate, base.dtype)
+    v_out = t(mu) * velocity + g
+    step = (g + t(mu) * v_out) * lr if use_nesterov else lr * v_out
+    param_out, master_out = _result(param, master_param, base - step)
+    return param_out, v_out, master_out
+
+
+# -- adam / adamw --------------------------------------------------------------------------------
+_ADAM_INPUTS = ["Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow",
+                "Beta1Tensor?", "Beta2Tensor?", "EpsilonTensor?", "MasterParam?", "SkipUpdate?"]
+_ADAM_OUTPUTS = ["ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut",
+                 "MasterParamOut?"]
+_ADAM_ATTRS = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False,
+               "min_row_size_to_use_multithread": (AttrType.LONG, 1000),
+               "multi_precision": False, "use_global_beta_pow": False}
+_adam_shape = _like_inputs(0, 3, 4, 5, 6, 10)
+
+
+def _adam_update(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                 beta1_tensor, beta2_tensor, epsilon_tensor, master_param, skip_update, *,
+                 beta1, beta2, epsilon, use_global_beta_pow, decay=0.0, lr_ratio=1.0):
+    base = param if master_param is None else master_param
+    if skip_update is not None and bool(skip_update.reshape(-1)[0]):
+        return (param.copy(), moment1.copy(), moment2.copy(), beta1_pow.copy(),
+                beta2_pow.copy(), None if master_param is None else master_param.copy())
+    t = base.dtype.type
+    b1 = _scalar(beta1_tensor if beta1_tensor is not None else beta1, base.dtype)
+    b2 = _scalar(beta2_tensor if beta2_tensor is not None else beta2, base.dtype)
+    eps = _scalar(epsilon_tensor if epsilon_tensor is not None else epsilon, base.dtype)
+    b1p, b2p = _scalar(beta1_pow, base.dtype), _scalar(beta2_pow, base.dtype)
+    lr = _scalar(learning_rate, base.dtype) * t(lr_ratio)
+    g = grad.astype(base.dtype, copy=False)
+    if decay:
+        base = base - lr * t(decay) * base
+    m1 = b1 * moment1 + (t(1) - b1) * g
+    m2 = b2 * moment2 + (t(1) - b2) * g * g
+    lr_t = lr * np.sqrt(t(1) - b2p) / (t(1) - b1p)
+    new_value = base - lr_t * (m1 / (np.sqrt(m2) + eps * np.sqrt(t(1) - b2p)))
+    if use_global_beta_pow:
+        b1p_out, b2p_out = beta1_pow.copy(), beta2_pow.copy()
+    else:
+        b1p_out = (beta1_pow * b1).astype(beta1_pow.dtype)
+        b2p_out = (beta2_pow * b2).astype(beta2_pow.dtype)
+    param_out, master_out = _result(param, master_param, new_value)
+    return param_out, m1, m2, b1p_out, b2p_out, master_out
+
+
+adam = register_op("adam", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, attrs=_ADAM_ATTRS,
+                   differentiable=False, infer_shape=_adam_shape)
+
+
+@adam.def_kernel
+def adam_kernel(*inputs, beta1, beta2, epsilon, use_global_beta_pow):
+    return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                        use_global_beta_pow=use_global_beta_pow)
+
+
+adamw = register_op("adamw", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS,
+                    attrs={**_ADAM_ATTRS, "lr_ratio": 1.0, "coeff": 0.01, "with_decay": False},
+                    differentiable=False, infer_shape=_adam_shape)
+
+
+@adamw.def_kernel
+def adamw_kernel(*inputs, beta1, beta2, epsilon, use_global_beta_pow, lr_ratio, coeff,
+                 with_decay):
+    """Adam with decoupled weight decay: param -= lr * lr_ratio * coeff * param first."""
+    return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                        use_global_beta_pow=use_global_beta_pow,
+                        decay=coeff if with_decay else 0.0, lr_ratio=lr_ratio)

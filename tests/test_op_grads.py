@@ -1,0 +1,239 @@
+"""Every differentiable op's grad rule against float64 central differences (tests/op_test.py).
+One line per case; test_registry_coverage.py checks that every op with a grad rule has one."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+from op_test import check_grad
+from pyfluid.ops import get_op
+from pyfluid.static import register_py_func
+
+_rng = np.random.default_rng(11)
+
+
+def u(*shape, lo=-1.0, hi=1.0):
+    return _rng.uniform(lo, hi, size=shape)
+
+
+def pos(*shape):
+    return u(*shape, lo=0.5, hi=2.0)
+
+
+def away(*shape, points=(0.0,), margin=0.15):
+    """Random values at least ``margin`` from every point (kinks of relu, abs, clip...)."""
+    x = u(*shape, lo=-1.0, hi=1.0)
+    for p in points:
+        near = np.abs(x - p) < margin
+        x = np.where(near, p + np.copysign(margin + 0.05, x - p + 1e-12), x)
+    return x
+
+
+def distinct(*shape):
+    """Values whose pairwise gaps are >= 0.1 (stable top_k / max choices)."""
+    return _rng.permutation(np.arange(int(np.prod(shape))) * 0.1 - 1.0).reshape(shape)
+
+
+def labels(n, classes, *, rows=1):
+    return _rng.integers(0, classes, size=(n, rows)).astype(np.int64)
+
+
+def cube(x):
+    return x ** 3
+
+
+def cube_backward(x, out, dout):
+    return 3 * x * x * dout
+
+
+class Case(NamedTuple):
+    op_type: str
+    inputs: dict
+    attrs: dict = {}
+    wrt: tuple = ("X",)
+    no_grad_set: tuple = ()
+    outputs: Any = None
+    output_counts: Any = None
+
+
+_X = u(2, 3)
+_PROBS = pos(4, 5) / 10
+_SOFT = pos(4, 5)
+_SOFT = _SOFT / _SOFT.sum(axis=1, keepdims=True)
+_LABEL_WITH_IGNORED = np.array([[1], [2], [4], [2]], dtype=np.int64)
+
+CASES = [
+    Case("abs", {"X": away(3, 4)}),
+    Case("assign", {"X": u(3, 4)}),
+    Case("cast", {"X": u(2, 3)}, {"in_dtype": 6, "out_dtype": 6}),
+    Case("clip", {"X": away(3, 4, points=(-0.5, 0.5), margin=0.05)}, {"min": -0.5, "max": 0.5}),
+    Case("concat", {"X": [u(2, 3), u(1, 3)]}, {"axis": 0}),
+    Case("concat", {"X": [u(2, 1), u(2, 3), u(2, 2)]}, {"axis": -1}),
+    Case("concat", {"X": [u(2, 1), u(2, 3)], "AxisTensor": np.array([1])}, {"axis": 1}),
+    Case("cross_entropy", {"X": _PROBS, "Label": labels(4, 5)}),
+    Case("cross_entropy", {"X": _PROBS, "Label": _SOFT}, {"soft_label": True}),
+    Case("cross_entropy", {"X": _PROBS, "Label": _LABEL_WITH_IGNORED}, {"ignore_index": 2}),
+    Case("cross_entropy2", {"X": _PROBS, "Label": labels(4, 5)}),
+    Case("cross_entropy2", {"X": _PROBS, "Label": _LABEL_WITH_IGNORED}, {"ignore_index": 2}),
+    Case("dropout", {"X": u(4, 5)}, {"dropout_prob": 0.3, "fix_seed": True, "seed": 7},
+         outputs=["Out"]),
+    Case("dropout", {"X": u(4, 5)}, {"dropout_prob": 0.3, "fix_seed": True, "seed": 7,
+                                     "dropout_implementation": "upscale_in_train"},
+         outputs=["Out"]),
+    Case("elementwise_add", {"X": u(2, 3, 4), "Y": u(3, 4)}, wrt=("X", "Y")),
+    Case("elementwise_add", {"X": u(2, 3, 4), "Y": u(3)}, {"axis": 1}, wrt=("X", "Y")),
+    Case("elementwise_add", {"X": u(), "Y": u()}, wrt=("X", "Y")),
+    Case("elementwise_sub", {"X": u(2, 3), "Y": u(2, 1)}, wrt=("X", "Y")),
+    Case("elementwise_mul", {"X": u(2, 3), "Y": u(3)}, wrt=("X", "Y")),
+    Case("elementwise_mul", {"X": u(2, 3), "Y": u(2, 3)}, wrt=("X",), no_grad_set=("Y",)),
+    Case("elementwise_mul", {"X": u(1, 3), "Y": u(2, 1)}, wrt=("X", "Y")),
+    Case("elementwise_div", {"X": u(2, 3), "Y": pos(2, 3)}, wrt=("X", "Y")),
+    Case("elementwise_div", {"X": u(2, 3), "Y": pos(2, 1)}, wrt=("X", "Y")),
+    Case("elementwise_pow", {"X": pos(2, 3), "Y": u(2, 3)}, wrt=("X", "Y")),
+    Case("elementwise_pow", {"X": pos(2, 3), "Y": u(3)}, wrt=("X", "Y")),
+    Case("elementwise_max", {"X": _X, "Y": _X + away(2, 3)}, wrt=("X", "Y")),
+    Case("elementwise_max", {"X": away(2, 3), "Y": np.zeros(3)}, wrt=("X", "Y")),
+    Case("elementwise_min", {"X": _X, "Y": _X + away(2, 3)}, wrt=("X", "Y")),
+    Case("elementwise_add_grad", {"X": u(2, 3), "Y": u(2, 3), "Out@GRAD": u(2, 3)},
+         wrt=("Out@GRAD",), outputs=["X@GRAD", "Y@GRAD"]),
+    Case("elementwise_sub_grad", {"X": u(2, 3), "Y": u(2, 3), "Out@GRAD": u(2, 3)},
+         wrt=("Out@GRAD",), outputs=["X@GRAD", "Y@GRAD"]),
+    Case("elementwise_mul_grad", {"X": u(2, 3), "Y": u(2, 3), "Out@GRAD": u(2, 3)},
+         wrt=("X", "Y", "Out@GRAD"), outputs=["X@GRAD", "Y@GRAD"]),
+    Case("scale_grad", {"Out@GRAD": u(2, 3)}, {"scale": -1.5}, wrt=("Out@GRAD",),
+         outputs=["X@GRAD"]),
+    Case("exp", {"X": u(3, 4)}),
+    Case("log", {"X": pos(3, 4)}),
+    Case("log_softmax", {"X": u(3, 4)}),
+    Case("log_softmax", {"X": u(3, 4)}, {"axis": 0}),
+    Case("lookup_table_v2", {"W": u(6, 3), "Ids": np.array([[0, 2, 2], [5, 1, 0]])},
+         wrt=("W",)),
+    Case("lookup_table_v2", {"W": u(6, 3), "Ids": np.array([[0, 2, 1], [1, 1, 3]])},
+         {"padding_idx": 1}, wrt=("W",)),
+    Case("matmul_v2", {"X": u(2, 3), "Y": u(3, 4)}, wrt=("X", "Y")),
+    Case("matmul_v2", {"X": u(3, 2), "Y": u(4, 3)}, {"trans_x": True, "trans_y": True},
+         wrt=("X", "Y")),
+    Case("matmul_v2", {"X": u(2, 2, 3), "Y": u(3, 4)}, wrt=("X", "Y")),
+    Case("matmul_v2", {"X": u(1, 2, 3), "Y": u(2, 3, 2)}, wrt=("X", "Y")),
+    Case("matmul_v2", {"X": u(3), "Y": u(3)}, wrt=("X", "Y")),
+    Case("matmul_v2", {"X": u(3), "Y": u(2, 3, 4)}, wrt=("X", "Y")),
+    Case("mean", {"X": u(3, 4)}),
+    Case("mul", {"X": u(2, 3), "Y": u(3, 4)}, wrt=("X", "Y")),
+    Case("mul", {"X": u(2, 3, 2), "Y": u(2, 2, 2)}, {"x_num_col_dims": 2, "y_num_col_dims": 1},
+         wrt=("X", "Y")),
+    Case("reduce_mean", {"X": u(3, 4)}, {"dim": [1]}),
+    Case("reduce_mean", {"X": u(2, 3, 2)}, {"dim": [0, 2], "keep_dim": True}),
+    Case("reduce_mean", {"X": u(3, 4)}, {"reduce_all": True}),
+    Case("reduce_sum", {"X": u(3, 4)}, {"dim": [0], "keep_dim": True}),
+    Case("reduce_sum", {"X": u(3, 4)}, {"dim": [-1]}),
+    Case("reduce_sum", {"X": u()}, {"reduce_all": True}),
+    Case("relu", {"X": away(3, 4)}),
+    Case("reshape2", {"X": u(2, 6)}, {"shape": [3, 4]}, outputs=["Out"]),
+    Case("reshape2", {"X": u(2, 6)}, {"shape": [0, -1, 2]}, outputs=["Out"]),
+    Case("scale", {"X": u(3)}, {"scale": 2.5, "bias": 0.3}),
+    Case("scale", {"X": u(3)}, {"scale": -2.0, "bias": 1.0, "bias_after_scale": False}),
+    Case("scale", {"X": u(3), "ScaleTensor": np.array([1.7])}, {"scale": 5.0}),
+    Case("sigmoid", {"X": u(3, 4)}),
+    Case("softmax", {"X": u(3, 4)}),
+    Case("softmax", {"X": u(3, 4)}, {"axis": 0}),
+    Case("softmax_with_cross_entropy", {"Logits": u(4, 5), "Label": labels(4, 5)},
+         wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": u(4, 5), "Label": _SOFT}, {"soft_label": True},
+         wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": u(4, 5), "Label": _LABEL_WITH_IGNORED},
+         {"ignore_index": 2}, wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": u(3, 4), "Label": labels(1, 3, rows=4)},
+         {"axis": 0}, wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": _PROBS, "Label": labels(4, 5)},
+         {"use_softmax": False}, wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": _PROBS, "Label": _SOFT},
+         {"use_softmax": False, "soft_label": True}, wrt=("Logits",)),
+    Case("softmax_with_cross_entropy", {"Logits": u(2, 3, 4), "Label": labels(2, 4, rows=3)
+                                        .reshape(2, 3, 1)}, wrt=("Logits",)),
+    Case("sqrt", {"X": pos(3, 4)}),
+    Case("square", {"X": u(3, 4)}),
+    Case("square", {"X": u()}),
+    Case("sum", {"X": [u(2, 3), u(2, 3), u(2, 3)]}),
+    Case("tanh", {"X": u(3, 4)}),
+    Case("top_k", {"X": distinct(3, 5)}, {"k": 2}, outputs=["Out"]),
+    Case("top_k_v2", {"X": distinct(4, 3)}, {"k": 2, "axis": 0, "largest": False},
+         outputs=["Out"]),
+    Case("transpose2", {"X": u(2, 3, 4)}, {"axis": [2, 0, 1]}, outputs=["Out"]),
+    Case("transpose2", {"X": u(2, 3)}, {"axis": [-1, 0]}, outputs=["Out"]),
+    # ops of the inference-model, shape and activation work
+    Case("batch_norm", {"X": u(2, 3, 2), "Scale": pos(3), "Bias": u(3), "Mean": u(3),
+                        "Variance": pos(3)}, wrt=("X", "Scale", "Bias"), outputs=["Y"]),
+    Case("conv2d", {"Input": u(1, 2, 4, 4), "Filter": u(3, 2, 2, 2)},
+         {"strides": [2, 1], "paddings": [1, 0]}, wrt=("Input", "Filter")),
+    Case("depthwise_conv2d", {"Input": u(1, 2, 4, 4), "Filter": u(2, 1, 3, 3)},
+         {"groups": 2, "paddings": [1, 1]}, wrt=("Input", "Filter")),
+    Case("flatten_contiguous_range", {"X": u(2, 3, 2)}, {"start_axis": 1, "stop_axis": 2},
+         outputs=["Out"]),
+    Case("gelu", {"X": u(3, 4)}),
+    Case("gelu", {"X": u(3, 4)}, {"approximate": True}),
+    Case("hard_sigmoid", {"X": u(3, 4)}),
+    Case("hard_swish", {"X": u(3, 4)}),
+    Case("layer_norm", {"X": u(2, 3, 2), "Scale": pos(6), "Bias": u(6)},
+         wrt=("X", "Scale", "Bias"), outputs=["Y"]),
+    Case("leaky_relu", {"X": away(3, 4)}, {"alpha": 0.1}),
+    Case("pool2d", {"X": distinct(1, 2, 4, 4)}, {"ksize": [2, 2], "strides": [2, 2]}),
+    Case("pool2d", {"X": u(1, 1, 4, 4)}, {"pooling_type": "avg", "ksize": [3, 3],
+                                          "paddings": [1, 1]}),
+    Case("relu6", {"X": away(3, 4) * 4 + 2, }),
+    Case("silu", {"X": u(3, 4)}),
+    Case("swish", {"X": u(3, 4)}, {"beta": 1.5}),
+    Case("slice", {"Input": u(3, 4)}, {"axes": [0, 1], "starts": [1, 0], "ends": [3, 3]},
+         wrt=("Input",)),
+    Case("split", {"X": u(4, 3)}, {"axis": 0, "num": 2}, output_counts={"Out": 2}),
+    Case("squeeze2", {"X": u(2, 1, 3)}, {"axes": [1]}, outputs=["Out"]),
+    Case("stack", {"X": [u(2, 3), u(2, 3)]}, {"axis": 1}),
+    Case("unsqueeze2", {"X": u(2, 3)}, {"axes": [1]}, outputs=["Out"]),
+    # attribute variants of the CNN ops (tests/test_cnn_ops.py checks their forward values)
+    Case("conv2d", {"Input": u(1, 4, 5, 4), "Filter": u(4, 2, 2, 3)},
+         {"paddings": [1, 0, 2, 1], "dilations": [2, 1], "groups": 2}, wrt=("Input", "Filter")),
+    Case("conv2d", {"Input": u(1, 5, 4, 2), "Filter": u(3, 2, 3, 3)},
+         {"padding_algorithm": "SAME", "strides": [2, 2], "data_format": "NHWC"},
+         wrt=("Input", "Filter")),
+    Case("pool2d", {"X": distinct(1, 2, 5, 5)}, {"ksize": [3, 3], "strides": [2, 2],
+                                                 "paddings": [1, 1], "ceil_mode": True}),
+    Case("pool2d", {"X": u(1, 2, 5, 5)}, {"pooling_type": "avg", "ksize": [3, 3],
+                                          "strides": [2, 2], "paddings": [1, 1],
+                                          "exclusive": False, "ceil_mode": True}),
+    Case("pool2d", {"X": distinct(1, 2, 5, 7)}, {"ksize": [3, 4], "adaptive": True}),
+    Case("pool2d", {"X": u(1, 2, 5, 7)}, {"pooling_type": "avg", "ksize": [3, 4],
+                                          "adaptive": True}),
+    Case("pool2d", {"X": u(1, 3, 4, 2)}, {"pooling_type": "avg", "ksize": [1, 1],
+                                          "global_pooling": True, "data_format": "NHWC"}),
+    Case("batch_norm", {"X": u(3, 2, 2, 2), "Scale": u(2), "Bias": u(2), "Mean": u(2),
+                        "Variance": pos(2)}, {"use_global_stats": True},
+         wrt=("X", "Scale", "Bias"), outputs=["Y"]),
+    Case("batch_norm", {"X": u(2, 2, 2, 3), "Scale": u(3), "Bias": u(3), "Mean": u(3),
+                        "Variance": pos(3)}, {"data_layout": "NHWC"},
+         wrt=("X", "Scale", "Bias"), outputs=["Y"]),
+    Case("layer_norm", {"X": u(2, 3, 4)}, {"begin_norm_axis": 2}, outputs=["Y"]),
+    Case("slice", {"Input": u(3, 4, 5)}, {"axes": [0, 2], "starts": [1, -3], "ends": [2, 10],
+                                          "decrease_axis": [0]}, wrt=("Input",)),
+    Case("py_func", {"X": [u(2, 3)]}, {"forward_callable_name": register_py_func(cube),
+                                      "backward_callable_name": register_py_func(cube_backward)}),
+]
+
+
+def _case_id(case: Case) -> str:
+    return case.op_type
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_grad_matches_central_differences(case: Case):
+    check_grad(case.op_type, case.inputs, case.attrs, wrt=case.wrt,
+               no_grad_set=case.no_grad_set, outputs=case.outputs,
+               output_counts=case.output_counts)
+
+
+def test_checker_rejects_a_wrong_grad_rule(monkeypatch):
+    wrong = get_op("square_grad")
+    monkeypatch.setattr(wrong, "kernel", lambda x, dout: dout * x)   # d(x^2)/dx is 2x, not x
+    with pytest.raises(AssertionError, match="d loss / d in_x_0"):
+        check_grad("square", {"X": u(2, 3)})
+
