@@ -34,10 +34,10 @@ __all__ = [
 ]
 __all__ += ["batch", "dataset"]
 from . import autograd, eager, jit  # noqa: E402
-from .tensor_api import abs, exp, log, sqrt, square  # noqa: E402,A004
+from .tensor_api import abs, exp, log, split, sqrt, square  # noqa: E402,A004
 from .eager import (Tensor, arange, full, full_like, grad, is_grad_enabled, no_grad,  # noqa: E402
                     ones, ones_like, rand, randn, set_grad_enabled, to_tensor, zeros, zeros_like)
-__all__ += ["Tensor", "abs", "arange", "autograd", "eager", "exp", "jit", "full", "full_like", "grad",
+__all__ += ["Tensor", "abs", "arange", "autograd", "eager", "exp", "jit", "split", "full", "full_like", "grad",
             "is_grad_enabled", "log", "no_grad", "ones", "ones_like", "rand", "randn",
             "set_grad_enabled", "sqrt", "square", "to_tensor", "zeros", "zeros_like"]
 from . import optimizer, regularizer  # noqa: E402
