@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, ROLE_LRSCHED, ROLE_OPTIMIZE
 from .block import Block
+from .serialize import PADDLE_VERSION
 from .operator import Operator
 from .variable import Parameter, Variable
 
@@ -15,30 +16,35 @@ _program_ids = itertools.count()
 
 
 class ProgramDesc:
-    """Paddle's ``program.desc``: the serialized view of a Program."""
+    """Paddle's ``program.desc``: the serialized view of a Program. The Program is the source
+    of truth; "flushed" means serialized since the last change."""
 
     def __init__(self, program: "Program"):
         self._program = program
 
     def serialize_to_string(self) -> bytes:
         from .serialize import program_to_bytes
+        self.flush()
         return program_to_bytes(self._program)
 
     def num_blocks(self) -> int:
         return len(self._program.blocks)
 
     def cached_hash_str(self) -> str:
+        """A hash of the serialized program: equal for identically built programs."""
         return hashlib.sha256(self.serialize_to_string()).hexdigest()
 
     def _set_version(self, version: int | None = None) -> None:
         from .serialize import PADDLE_VERSION
         self._program._version_field = PADDLE_VERSION if version is None else version
+        self._program._bump()
 
     def flush(self) -> None:
-        """Nothing to flush: the Program is the source of truth."""
+        self._program._flushed_version = self._program._version
 
     def need_update(self) -> bool:
-        return False
+        """True when the program changed since it was last serialized or flushed."""
+        return self._program._flushed_version != self._program._version
 
 
 class Program:
@@ -52,12 +58,14 @@ class Program:
         self._appending_grad_times = 0
         self._current_role = ROLE_FORWARD
         self._op_role_var: list[str] = []
-        self._version_field: int | None = None
+        # ProgramDesc.version: a fresh Paddle program carries its release; parsed ones keep theirs
+        self._version_field: int | None = None if _empty else PADDLE_VERSION
         self._op_versions: list | None = None
         self._is_start_up_program_ = False
         self.lr_scheduler = None
         self._id = next(_program_ids)
         self._version = 0          # bumped on every change; the Executor keys plans on it
+        self._flushed_version = -1   # the _version last serialized (desc.need_update())
         if not _empty:
             self._append_block(0, -1)
 
@@ -189,6 +197,23 @@ class Program:
                     var = block.vars.get(name)
                     if var is not None:
                         var.op = op
+
+    # -- pruning and state ------------------------------------------------------------------
+    def _prune_with_input(self, feeded_var_names, targets) -> "Program":
+        from .prune import prune_with_input
+        return prune_with_input(self, feeded_var_names, targets)
+
+    def _prune(self, targets) -> "Program":
+        return self._prune_with_input([], targets)
+
+    def state_dict(self, mode: str = "all", scope=None) -> dict:
+        """``{name: LoDTensor}`` of parameters ('param'), optimizer vars ('opt') or both."""
+        from .program_state import state_dict
+        return state_dict(self, mode, scope)
+
+    def set_state_dict(self, state_dict: dict, scope=None) -> None:
+        from .program_state import set_state_dict
+        set_state_dict(self, state_dict, scope)
 
     # -- bytes and text ---------------------------------------------------------------------
     @staticmethod

@@ -1,0 +1,207 @@
+"""The ``pyfluid`` command: look at, run and draw inference models (``.pdmodel`` +
+``.pdiparams``, written by Paddle or pyfluid).
+
+    pyfluid show MODEL                                  print the program
+    pyfluid run MODEL --input NAME=file.npy [-o out.npz] run it, print (and save) the outputs
+    pyfluid dot MODEL -o graph.svg                      draw it with Graphviz (-o x.dot: source)
+
+MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` file itself.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from .executor import CPUPlace, Executor, Scope, scope_guard
+from .framework.program import Program
+from .framework.serialize import program_from_bytes
+from .io import ModelFileError, load_inference_model
+from .io.variables import read_bytes
+
+_GRAPHVIZ_MISSING = ("Graphviz is not installed: install its `dot` program (apt-get install "
+                     "graphviz, brew install graphviz or conda install graphviz) to render "
+                     "{fmt}, or write the DOT source instead with -o {stem}.dot")
+
+
+class CliError(Exception):
+    """A problem to report in one line, without a traceback."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.command(args)
+    except (CliError, ModelFileError, FileNotFoundError, ValueError) as exc:
+        print(f"pyfluid: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pyfluid", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    show = commands.add_parser("show", help="print the program of a model")
+    show.add_argument("model", help="path prefix or .pdmodel file")
+    show.set_defaults(command=_show)
+    run = commands.add_parser("run", help="run a model on inputs from .npy files")
+    run.add_argument("model", help="path prefix or .pdmodel file")
+    run.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
+                     help="a feed target and the .npy file holding its value (repeatable)")
+    run.add_argument("--output", "-o", metavar="OUT.npz",
+                     help="also save the outputs (keys y0, y1, ... in fetch order)")
+    run.set_defaults(command=_run)
+    dot = commands.add_parser("dot", help="draw the program's graph with Graphviz")
+    dot.add_argument("model", help="path prefix or .pdmodel file")
+    dot.add_argument("--output", "-o", required=True, metavar="OUT.svg",
+                     help="output file; its extension picks the format (.dot writes the source)")
+    dot.set_defaults(command=_dot)
+    return parser
+
+
+def _prefix(model: str) -> str:
+    return model[:-len(".pdmodel")] if model.endswith(".pdmodel") else model
+
+
+def _read_program(model: str) -> Program:
+    path = _prefix(model) + ".pdmodel"
+    return program_from_bytes(read_bytes(path), path)
+
+
+def _targets(program: Program) -> tuple[list[str], list[str]]:
+    """Feed and fetch target names in ``col`` order."""
+    ops = program.global_block().ops
+
+    def by_col(kind: str) -> list[str]:
+        chosen = sorted((op for op in ops if op.type == kind), key=lambda op: op.attr("col") or 0)
+        return [(op.output("Out") if kind == "feed" else op.input("X"))[0] for op in chosen]
+    return by_col("feed"), by_col("fetch")
+
+
+# -- show ---------------------------------------------------------------------------------------
+def _show(args: argparse.Namespace) -> int:
+    program = _read_program(args.model)
+    block = program.global_block()
+    feeds, fetches = _targets(program)
+    weights = [v for v in block.vars.values()
+               if v.persistable and v.name not in ("feed", "fetch")]
+    size = sum(int(np.prod(v.shape)) for v in weights)
+    print(f"model: {_prefix(args.model)}.pdmodel")
+    print(f"inputs: {', '.join(_describe(block.vars[n]) for n in feeds) or '(none)'}")
+    print(f"outputs: {', '.join(_describe(block.vars[n]) for n in fetches) or '(none)'}")
+    print(f"weights: {len(weights)} variables, {size} values")
+    print()
+    print(program, end="")
+    return 0
+
+
+def _describe(var) -> str:
+    return f"{var.name} {var.dtype.name_str}{list(var.shape)}"
+
+
+# -- run ----------------------------------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    feeds = {}
+    for item in args.input:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise CliError(f"--input expects NAME=FILE.npy, got '{item}'")
+        try:
+            feeds[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise CliError(f"cannot read input '{name}' from '{path}': {exc}") from None
+    exe = Executor(CPUPlace())
+    with scope_guard(Scope()):
+        program, feed_names, fetch_targets = load_inference_model(_prefix(args.model), exe)
+        missing = [n for n in feed_names if n not in feeds]
+        unknown = [n for n in feeds if n not in feed_names]
+        if missing or unknown:
+            raise CliError(f"the model takes inputs {feed_names}; missing {missing}, "
+                           f"unknown {unknown}. Pass --input NAME=FILE.npy for each input.")
+        outputs = exe.run(program, feed=feeds, fetch_list=fetch_targets)
+    for i, (var, value) in enumerate(zip(fetch_targets, outputs)):
+        print(f"y{i} = {var.name}: {value.dtype}{list(value.shape)}")
+        print(np.array2string(value, threshold=20, edgeitems=3))
+    if args.output:
+        np.savez(args.output, **{f"y{i}": v for i, v in enumerate(outputs)})
+        print(f"saved {len(outputs)} output(s) to {args.output}")
+    return 0
+
+
+# -- dot ----------------------------------------------------------------------------------------
+def program_to_dot(program: Program) -> str:
+    """Graphviz DOT source of the global block: variables as ellipses (weights shaded, inputs
+    and outputs coloured), ops as boxes, edges along the data flow."""
+    block = program.global_block()
+    feeds, fetches = _targets(program)
+    lines = ["digraph program {", "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
+    shown = set()
+
+    def var_node(name: str) -> str:
+        node = _quote("var:" + name)
+        if name not in shown:
+            shown.add(name)
+            var = block._find_var_recursive(name)
+            label = _describe(var) if var is not None and var.has_tensor_desc else name
+            style = ('style=filled, fillcolor="#dddddd"' if var is not None and var.persistable
+                     else 'style=filled, fillcolor="#cce5ff"' if name in feeds
+                     else 'style=filled, fillcolor="#d4edda"' if name in fetches else "")
+            lines.append(f"  {node} [shape=ellipse, label={_quote(label)}{', ' if style else ''}"
+                         f"{style}];")
+        return node
+
+    for index, op in enumerate(block.ops):
+        if op.type in ("feed", "fetch"):
+            continue
+        node = _quote(f"op:{index}")
+        lines.append(f"  {node} [shape=box, style=\"rounded,bold\", label={_quote(op.type)}];")
+        for slot, names in op.inputs.items():
+            for name in names:
+                lines.append(f"  {var_node(name)} -> {node} [label={_quote(slot)}];")
+        for slot, names in op.outputs.items():
+            for name in names:
+                lines.append(f"  {node} -> {var_node(name)} [label={_quote(slot)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dot(args: argparse.Namespace) -> int:
+    source = program_to_dot(_read_program(args.model))
+    stem, ext = os.path.splitext(args.output)
+    fmt = ext.lstrip(".").lower() or "svg"
+    if fmt in ("dot", "gv"):
+        with open(args.output, "w") as f:
+            f.write(source)
+    else:
+        _render(source, fmt, args.output, stem)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _render(source: str, fmt: str, output: str, stem: str) -> None:
+    missing = _GRAPHVIZ_MISSING.format(fmt=fmt, stem=stem)
+    dot = shutil.which("dot")
+    if dot is not None:
+        done = subprocess.run([dot, f"-T{fmt}", "-o", output], input=source.encode(),
+                              capture_output=True)
+        if done.returncode != 0:
+            raise CliError(f"dot failed: {done.stderr.decode(errors='replace').strip()}")
+        return
+    try:
+        import graphviz  # optional dependency
+    except ImportError:
+        raise CliError(missing) from None
+    try:
+        data = graphviz.Source(source).pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise CliError(missing) from None
+    with open(output, "wb") as f:
+        f.write(data)

@@ -1,0 +1,193 @@
+"""The pickles of ``paddle.static.save`` (``.pdparams`` / ``.pdopt``): writing them so Paddle
+reads them, and reading them without ever running code from the file.
+
+The reader admits only what a dict of names to plain NumPy arrays needs: the array and dtype
+reconstructors (wrapped to refuse object and structured dtypes), ``_codecs.encode`` (how
+protocol 2 stores bytes) and ``OrderedDict``. Every other global is refused before it is
+resolved, so no function named by the file is ever called."""
+from __future__ import annotations
+
+import io
+import math
+import pickle
+from typing import Any
+
+import numpy as np
+
+try:                                    # NumPy 2 moved the module; both spellings are read
+    from numpy._core.multiarray import _reconstruct
+except ImportError:                     # pragma: no cover - NumPy 1.x
+    from numpy.core.multiarray import _reconstruct
+
+UNPACK_INFO_KEY = "UnpackBigParamInfor@@"     # Paddle's key for arrays cut into slices
+MAX_SLICE_BYTES = 2**30 - 1                   # protocols 2/3 cannot hold bigger objects
+_PLAIN_KINDS = frozenset("biufc")
+
+
+class UnsafePickleError(pickle.UnpicklingError):
+    """The pickle holds something other than names and plain arrays."""
+
+
+# -- writing --------------------------------------------------------------------------------
+class _PaddlePickler(pickle._Pickler):  # the Python pickler lets us choose global names
+    """Writes ``numpy.core.multiarray._reconstruct`` (readable by NumPy 1 and 2) instead of
+    NumPy 2's ``numpy._core`` spelling, which Paddle environments on NumPy 1 cannot import."""
+
+    def save_global(self, obj: Any, name: str | None = None) -> None:
+        if obj is not _reconstruct:
+            super().save_global(obj, name)
+            return
+        if self.proto >= 4:
+            self.save("numpy.core.multiarray")
+            self.save("_reconstruct")
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + b"numpy.core.multiarray\n_reconstruct\n")
+        self.memoize(obj)
+
+
+def dump_arrays(arrays: dict[str, np.ndarray], protocol: int = 4) -> bytes:
+    """Pickle bytes of ``{name: ndarray}`` as Paddle writes them (big arrays sliced for
+    protocols 2 and 3)."""
+    buffer = io.BytesIO()
+    _PaddlePickler(buffer, protocol=protocol).dump(split_big_arrays(dict(arrays), protocol))
+    return buffer.getvalue()
+
+
+def split_big_arrays(arrays: dict[str, Any], protocol: int) -> dict[str, Any]:
+    """Paddle's ``_unpack_saved_dict``: protocols 2/3 cannot hold 4 GB objects, so an array
+    with more than MAX_SLICE_BYTES // itemsize elements is flattened into ``name@@.<i>`` slices."""
+    if not 1 < protocol < 4:
+        return arrays
+    info = {}
+    for name, value in list(arrays.items()):
+        if not isinstance(value, np.ndarray):
+            continue
+        limit = MAX_SLICE_BYTES // value.dtype.itemsize
+        if value.size <= limit:
+            continue
+        flat = value.reshape(-1)
+        slices = [f"{name}@@.{i}" for i in range(math.ceil(value.size / limit))]
+        info[name] = {"OriginShape": value.shape, "slices": slices}
+        del arrays[name]
+        for i, key in enumerate(slices):
+            arrays[key] = flat[i * limit:(i + 1) * limit]
+    if info:
+        arrays[UNPACK_INFO_KEY] = info
+    return arrays
+
+
+# -- reading --------------------------------------------------------------------------------
+class _Admitted:
+    """A callable the unpickler may hand out. Slotted and frozen, so a BUILD opcode in the
+    file cannot change it (or the function behind it) for later loads."""
+
+    __slots__ = ("_fn", "_name")
+
+    def __init__(self, fn: Any, name: str):
+        object.__setattr__(self, "_fn", fn)
+        object.__setattr__(self, "_name", name)
+
+    def __call__(self, *args: Any) -> Any:
+        return self._fn(*args)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise UnsafePickleError(f"the pickle tries to modify {self._name}")
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+def _safe_dtype(spec: Any, align: bool = False, copy: bool = False) -> np.dtype:
+    if not isinstance(spec, str):
+        raise UnsafePickleError(f"dtype spec {spec!r} is not a plain type code")
+    dtype = np.dtype(spec)
+    if dtype.kind not in _PLAIN_KINDS:
+        raise UnsafePickleError(f"arrays of dtype {dtype} are not plain numeric arrays")
+    return dtype
+
+
+def _refuse_ndarray_call(*_: Any) -> None:
+    raise UnsafePickleError("numpy.ndarray may only appear as the class to reconstruct")
+
+
+def _safe_reconstruct(cls: Any, shape: Any, dtype_code: Any) -> np.ndarray:
+    if cls is not _NDARRAY:
+        raise UnsafePickleError(f"only numpy.ndarray may be reconstructed, not {cls!r}")
+    return _reconstruct(np.ndarray, (0,), b"b")
+
+
+def _safe_encode(text: Any, encoding: str = "utf-8") -> bytes:
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise UnsafePickleError("_codecs.encode is admitted only for latin1 byte strings")
+    return text.encode("latin1")
+
+
+def _ordered_dict() -> dict:
+    return {}
+
+
+_NDARRAY = _Admitted(_refuse_ndarray_call, "numpy.ndarray")
+_RECONSTRUCT = _Admitted(_safe_reconstruct, "numpy.core.multiarray._reconstruct")
+_ADMITTED = {
+    ("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
+    ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT,
+    ("numpy", "ndarray"): _NDARRAY,
+    ("numpy", "dtype"): _Admitted(_safe_dtype, "numpy.dtype"),
+    ("_codecs", "encode"): _Admitted(_safe_encode, "_codecs.encode"),
+    ("collections", "OrderedDict"): _Admitted(_ordered_dict, "collections.OrderedDict"),
+}
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        admitted = _ADMITTED.get((module, name))
+        if admitted is None:
+            raise UnsafePickleError(f"the pickle refers to {module}.{name}; only a dict of names "
+                                    "to plain numpy arrays is accepted")
+        return admitted
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise UnsafePickleError("persistent ids are not accepted")
+
+
+def load_arrays(data: bytes) -> dict[str, np.ndarray]:
+    """``{name: ndarray}`` from pickle bytes written by Paddle or :func:`dump_arrays`, with
+    sliced big arrays joined again. Raises UnsafePickleError (or pickle.UnpicklingError for
+    garbage) for anything else; never calls a function named by the data."""
+    try:
+        obj = _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
+    except UnsafePickleError:
+        raise
+    except Exception as exc:  # truncated/garbage input fails in many ways inside pickle
+        raise pickle.UnpicklingError(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
+    if not isinstance(obj, dict):
+        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected a dict of "
+                                "names to numpy arrays")
+    return join_big_arrays(_check_plain(obj))
+
+
+def _check_plain(obj: dict) -> dict:
+    for key, value in obj.items():
+        if not isinstance(key, str):
+            raise UnsafePickleError(f"key {key!r} is not a variable name (str)")
+        if key == UNPACK_INFO_KEY:
+            continue
+        if type(value) is not np.ndarray or value.dtype.kind not in _PLAIN_KINDS \
+                or value.dtype.fields is not None:
+            raise UnsafePickleError(f"value of '{key}' is a {type(value).__name__}, expected a "
+                                    "plain numeric numpy array")
+    return dict(obj)
+
+
+def join_big_arrays(obj: dict) -> dict:
+    info = obj.pop(UNPACK_INFO_KEY, None)
+    if info is None:
+        return obj
+    try:
+        for name, entry in info.items():
+            parts = [obj.pop(key) for key in entry["slices"]]
+            obj[name] = np.concatenate(parts).reshape(tuple(entry["OriginShape"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UnsafePickleError(f"malformed '{UNPACK_INFO_KEY}' entry ({exc})") from None
+    return obj
