@@ -103,8 +103,8 @@ def conv2d_forward(x, filt, *, strides, paddings, padding_algorithm, groups, dil
 
 
 def conv2d_backward(x, filt, dout, *, strides, paddings, padding_algorithm, groups, dilations,
-                    data_format, op_type="conv2d"):
-    """Gradients (d_input, d_filter) of :func:`conv2d_forward`."""
+                    data_format, op_type="conv2d", wanted=(True, True)):
+    """Gradients (d_input, d_filter) of :func:`conv2d_forward`; an unwanted one is None."""
     x, geo = _setup(op_type, x, filt, strides, paddings, padding_algorithm, dilations,
                     data_format)
     n, c, h, w = x.shape
@@ -113,13 +113,16 @@ def conv2d_backward(x, filt, dout, *, strides, paddings, padding_algorithm, grou
     dmat = dout.transpose((3, 0, 1, 2) if geo.channel_last else (1, 0, 2, 3))
     dmat = dmat.reshape(groups, oc // groups, -1)
     wmat = filt.reshape(groups, oc // groups, -1)
-    dfilt = _batched_matmul(dmat, cols.transpose(0, 2, 1)).reshape(filt.shape)
+    dfilt = (_batched_matmul(dmat, cols.transpose(0, 2, 1)).reshape(filt.shape).astype(
+        filt.dtype, copy=False) if wanted[1] else None)
+    if not wanted[0]:
+        return None, dfilt
     dcols = _batched_matmul(wmat.transpose(0, 2, 1), dmat)
     dcols = dcols.reshape(c, kh, kw, n, geo.out_hw[0], geo.out_hw[1])
     padded_hw = (h + geo.pads[0] + geo.pads[1], w + geo.pads[2] + geo.pads[3])
     dx = crop_hw(col2im(dcols, padded_hw, strides, geo.dilations), geo.pads)   # C N H W
     dx = dx.transpose((1, 2, 3, 0) if geo.channel_last else (1, 0, 2, 3))
-    return np.ascontiguousarray(dx), dfilt.astype(filt.dtype, copy=False)
+    return np.ascontiguousarray(dx), dfilt
 
 
 def _register(op_type: str):
@@ -134,10 +137,11 @@ def _register(op_type: str):
 
     @op.def_grad
     def grad(input, filter, doutput, *, strides, paddings, padding_algorithm, groups, dilations,
-             data_format):
+             data_format, wanted=(True, True)):
         return conv2d_backward(input, filter, doutput, strides=strides, paddings=paddings,
                                padding_algorithm=padding_algorithm, groups=groups,
-                               dilations=dilations, data_format=data_format, op_type=op_type)
+                               dilations=dilations, data_format=data_format, op_type=op_type,
+                               wanted=wanted)
 
     kernel.__name__, grad.__name__ = f"{op_type}_kernel", f"{op_type}_grad"
     return op

@@ -59,11 +59,13 @@ def mul_kernel(x, y, *, x_num_col_dims, y_num_col_dims):
 
 
 @mul.def_grad
-def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims):
+def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True)):
     x2 = x.reshape(int(np.prod(x.shape[:x_num_col_dims])), -1)
     y2 = y.reshape(int(np.prod(y.shape[:y_num_col_dims])), -1)
     d2 = dout.reshape(x2.shape[0], y2.shape[1])
-    return (d2 @ y2.T).reshape(x.shape), (x2.T @ d2).reshape(y.shape)
+    dx = (d2 @ y2.T).reshape(x.shape) if wanted[0] else None
+    dy = (x2.T @ d2).reshape(y.shape) if wanted[1] else None
+    return dx, dy
 
 
 # -- matmul_v2 --------------------------------------------------------------------------------------
@@ -109,7 +111,7 @@ def matmul_v2_fast(*, trans_x, trans_y):
 
 
 @matmul_v2.def_grad
-def matmul_v2_grad(x, y, dout, *, trans_x, trans_y):
+def matmul_v2_grad(x, y, dout, *, trans_x, trans_y, wanted=(True, True)):
     # 1-D operands ignore trans_* (as in the forward) and act as a row / a column.
     a = _t(x) if trans_x and x.ndim >= 2 else x
     b = _t(y) if trans_y and y.ndim >= 2 else y
@@ -117,10 +119,13 @@ def matmul_v2_grad(x, y, dout, *, trans_x, trans_y):
     b2 = b[:, None] if b.ndim == 1 else b
     batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
     d = dout.reshape(batch + (a2.shape[-2], b2.shape[-1]))
-    da = unbroadcast(np.matmul(d, _t(b2)), a2.shape).reshape(a.shape)
-    db = unbroadcast(np.matmul(_t(a2), d), b2.shape).reshape(b.shape)
-    dx = _t(da) if trans_x and x.ndim >= 2 else da
-    dy = _t(db) if trans_y and y.ndim >= 2 else db
+    dx = dy = None
+    if wanted[0]:
+        da = unbroadcast(np.matmul(d, _t(b2)), a2.shape).reshape(a.shape)
+        dx = _t(da) if trans_x and x.ndim >= 2 else da
+    if wanted[1]:
+        db = unbroadcast(np.matmul(_t(a2), d), b2.shape).reshape(b.shape)
+        dy = _t(db) if trans_y and y.ndim >= 2 else db
     return dx, dy
 
 

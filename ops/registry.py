@@ -15,13 +15,16 @@ An op is declared with :func:`register_op` and completed with decorators::
 
 Slot specs: ``"X"`` one variable, ``"X*"`` duplicable (a list), ``"X?"`` dispensable (may be
 absent; the kernel then gets None). Attribute specs: ``{"axis": -1}`` infers the AttrType from
-the default; ``{"shape": (AttrType.LONGS, [])}`` states it.
+the default; ``{"shape": (AttrType.LONGS, [])}`` states it. ``extra_attrs`` declares Paddle's
+"extra" attributes (``use_cudnn``, ``data_format``...): accepted, but not filled in by default.
 
 Kernels take the inputs positionally in declared slot order plus the declared attributes they
 name as keywords, and return one value per output slot (a tuple when there are several).
 ``def_grad`` derives the ``<type>_grad`` op (Paddle's default grad-op maker): its inputs are the
 forward slots and ``<Out>@GRAD`` slots that the grad function names, its outputs
-``<In>@GRAD``; broadcast gradients are reduced to the input's shape here, in one place.
+``<In>@GRAD``; broadcast gradients are reduced to the input's shape here, in one place. A
+rule may take a keyword ``wanted`` (one bool per forward input slot): the grad op then tells it
+which gradients it writes, so costly unused ones (a data input's) are never computed.
 """
 from __future__ import annotations
 
@@ -86,11 +89,14 @@ class OpDef:
     def __init__(self, type: str, inputs: Sequence[str] = (), outputs: Sequence[str] = (),
                  attrs: dict | None = None, infer_shape: Callable | None = None,
                  no_grad: Sequence[str] = (), differentiable: bool = True,
-                 has_kernel: bool = True):
+                 has_kernel: bool = True, extra_attrs: dict | None = None):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = tuple(_parse_slot(s) for s in outputs)
         self.attrs = {k: _parse_attr(k, v) for k, v in (attrs or {}).items()}
+        # Paddle's "extra" attrs (use_cudnn, data_format, ...): accepted and kept when given,
+        # never filled in by default (saved models omit them) and never passed to kernels.
+        self.extra_attrs = {k: _parse_attr(k, v) for k, v in (extra_attrs or {}).items()}
         self.infer_shape = infer_shape
         self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
         self.differentiable = differentiable
@@ -100,7 +106,10 @@ class OpDef:
         self.specialize: Callable | None = None     # attrs -> faster kernel (optional)
         self.grad_fn: Callable | None = None
         self.grad_maker: Callable | None = None     # custom: (op, no_grad_names) -> [op specs]
+        self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
+        self.takes_wanted = False                   # grad rule skips gradients nobody reads
         self.forward: OpDef | None = None           # set on derived <type>_grad ops
+        self._attr_types: tuple | None = None
 
     def __repr__(self) -> str:
         return f"OpDef({self.type!r})"
@@ -124,6 +133,12 @@ class OpDef:
         self.grad_maker = fn
         return fn
 
+    def def_op_kernel(self, fn: Callable) -> Callable:
+        """``fn(op) -> kernel`` for ops whose kernel depends on the op's own slots and vars
+        (py_func: output count, @EMPTY@ outputs, declared shapes); used by the Executor."""
+        self.op_kernel = fn
+        return fn
+
     def def_grad(self, fn: Callable) -> Callable:
         self.grad_fn = fn
         register(_derive_grad_op(self, fn))
@@ -141,17 +156,38 @@ class OpDef:
         return self.type + "_grad"
 
     def attr_spec(self, name: str) -> AttrSpec | None:
-        return self.attrs.get(name) or COMMON_ATTRS.get(name)
+        return self.attrs.get(name) or self.extra_attrs.get(name) or COMMON_ATTRS.get(name)
 
-    def bound_kernel(self, attrs: dict) -> tuple[Callable, dict]:
-        """The kernel for these attrs and the keyword arguments it must receive."""
+    @property
+    def attr_types(self) -> dict[str, AttrType]:
+        """AttrType of every declared and common attribute, by name (memoized)."""
+        attrs = self.attrs
+        if self._attr_types is None or self._attr_types[0] != (id(attrs), len(attrs)):
+            table = {k: s.type for k, s in COMMON_ATTRS.items()}
+            table.update({k: s.type for k, s in self.extra_attrs.items()})
+            table.update({k: s.type for k, s in attrs.items()})
+            self._attr_types = ((id(attrs), len(attrs)), table)
+        return self._attr_types[1]
+
+    def bound_kernel(self, attrs: dict, op=None) -> tuple[Callable, dict]:
+        """The kernel for these attrs (or this op) and the keyword arguments it must receive."""
+        if self.op_kernel is not None and op is not None:
+            return self.op_kernel(op), {}
         if self.specialize is not None:
             fast = self.specialize(**{k: attrs.get(k, s.default) for k, s in self.attrs.items()})
             if fast is not None:
                 return fast, {}
         if self.kernel is None:
             raise NotImplementedError(f"op '{self.type}' has no kernel")
-        return self.kernel, {k: attrs.get(k, self.attrs[k].default) for k in self.kernel_attrs}
+        kwargs = {k: attrs.get(k, self.attrs[k].default) for k in self.kernel_attrs}
+        if self.takes_wanted and op is not None:
+            kwargs["wanted"] = self.wanted_gradients(op)
+        return self.kernel, kwargs
+
+    def wanted_gradients(self, op) -> tuple:
+        """For a derived grad op: per forward input slot, whether ``op`` writes its gradient."""
+        return tuple(any(n != EMPTY_VAR for n in op.outputs.get(s.name + GRAD_SUFFIX, ()))
+                     for s in self.forward.inputs)
 
     def run(self, *inputs, **attrs):
         """Run the kernel once on concrete values (used by eager mode and tests)."""
@@ -200,6 +236,8 @@ def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
                      for s in fwd.outputs})
     in_slots, attr_names = [], []
     for p in inspect.signature(fn).parameters.values():
+        if p.kind == p.KEYWORD_ONLY and p.name == "wanted":
+            continue  # per-input flags: the grad op passes which gradients it writes
         if p.kind == p.KEYWORD_ONLY:
             if p.name not in fwd.attrs:
                 raise TypeError(f"grad of '{fwd.type}': keyword '{p.name}' is not an attr of the op")
@@ -217,6 +255,7 @@ def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
     grad_def.forward = fwd
     grad_def.kernel = _grad_kernel(fwd, fn, in_slots, diff_slots)
     grad_def.kernel_attrs = tuple(attr_names)
+    grad_def.takes_wanted = "wanted" in inspect.signature(fn).parameters
     return grad_def
 
 
