@@ -9,7 +9,8 @@ import numpy as np
 
 from ..framework.context import default_main_program
 from ..framework.program import Program
-from .feed import as_array, check_feed, fetch_names, normalize_feed
+from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, fetch_names,
+                   fetch_op_targets, normalize_feed)
 from .plan import Plan
 from .scope import Scope, global_scope
 from .tensor import LoDTensor
@@ -59,8 +60,12 @@ class Executor:
         block = program.global_block()
         feed = normalize_feed(feed, block)
         names = fetch_names(fetch_list)
-        if fetch_list is None and not names:
-            names = _fetch_targets(block)
+        check_feed_ops(block, feed)
+        fetch_targets = fetch_op_targets(block)
+        if fetch_targets and fetch_list is None:
+            names = fetch_targets          # a loaded program fetches what its fetch ops name
+        elif fetch_targets:
+            check_fetch_ops(fetch_targets, names)
         plan = self._plan(program, tuple(feed), tuple(names))
         feeds = []
         for name, value in feed.items():
@@ -71,8 +76,7 @@ class Executor:
         if program.lr_scheduler is not None:
             program.lr_scheduler._refresh(program, scope)
         results = plan.run(scope, feeds)
-        return [_result(value, return_numpy, shared)
-                for value, shared in zip(results, plan.fetch_is_shared)]
+        return _results(results, plan.fetch_is_shared, return_numpy)
 
     def _plan(self, program: Program, feed_names: tuple, fetch: tuple) -> Plan:
         key = (program._id, program._version, feed_names, fetch)
@@ -100,16 +104,17 @@ def _unwrap(program: Any) -> Program:
     return program
 
 
-def _fetch_targets(block) -> list[str]:
-    """Targets of a loaded program's fetch ops, in ``col`` order."""
-    fetches = [op for op in block.ops if op.type == "fetch"]
-    return [op.input("X")[0] for op in sorted(fetches, key=lambda op: op.attr("col") or 0)]
-
-
-def _result(value: Any, return_numpy: bool, shared: bool) -> Any:
-    if value is None:
-        return None
-    array = np.asarray(value)
-    if shared or array.base is not None:   # never hand out the scope's own buffers
-        array = array.copy()
-    return array if return_numpy else LoDTensor(array)
+def _results(values: tuple, shared: list, return_numpy: bool) -> list:
+    """Fetched values as arrays (or LoDTensors) the caller owns: buffers of the scope or the
+    feed, views of them, and repeated fetches are copied."""
+    out, seen = [], set()
+    for value, is_shared in zip(values, shared):
+        if value is None:
+            out.append(None)
+            continue
+        array = np.asarray(value)
+        if is_shared or array.base is not None or id(array) in seen:
+            array = array.copy()
+        seen.add(id(array))
+        out.append(array if return_numpy else LoDTensor(array))
+    return out

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.errors import FeedError
+from ..framework.errors import FeedError, FetchError
 from ..framework.variable import Variable
 from ..ops.types import dtype_name, to_numpy_dtype
 from .tensor import LoDTensor
@@ -93,3 +93,38 @@ def check_feed(var: Variable, array: np.ndarray) -> None:
     if array.dtype != to_numpy_dtype(var.dtype):
         raise FeedError(f"The data type of fed Variable {var.name!r} must be "
                         f"{dtype_name(var.dtype)!r}, but received {array.dtype.name!r}")
+
+
+def check_feed_ops(block, feed: dict) -> None:
+    """A program that carries feed ops (a loaded inference model) must be fed exactly their
+    targets (Paddle's ``has_feed_operators``)."""
+    targets = [op.output("Out")[0] for op in block.ops if op.type == "feed"]
+    if not targets:
+        return
+    for name in targets:
+        if name not in feed:
+            raise FeedError(f"'feed_targets' does not have {name} variable: the program's feed "
+                            f"ops read {sorted(targets)}; pass each of them in feed={{...}}")
+    if len(feed) != len(targets):
+        extra = sorted(set(feed) - set(targets))
+        raise FeedError("Feed operators in program desc do not match 'feed_targets': the feed "
+                        f"ops read {sorted(targets)}, but {extra} were fed as well")
+
+
+def fetch_op_targets(block) -> list[str]:
+    """The variables a program's fetch ops fetch, in ``col`` order."""
+    fetches = sorted((op for op in block.ops if op.type == "fetch"),
+                     key=lambda op: op.attr("col") or 0)
+    return [op.input("X")[0] for op in fetches]
+
+
+def check_fetch_ops(targets: list[str], names: list[str]) -> None:
+    """Paddle's ``has_fetch_operators``: fetch_list must name the fetch ops' targets in col
+    order."""
+    for name in targets:
+        if name not in names:
+            raise FetchError(f"'fetch_targets' does not have {name} variable: the program's "
+                             f"fetch ops fetch {targets}; pass fetch_list={targets} (or None)")
+    if names != targets:
+        raise FetchError("Fetch operators in program desc do not match 'fetch_targets': "
+                         f"the fetch ops fetch {targets} (in col order), fetch_list names {names}")

@@ -16,12 +16,13 @@ Python call per op. When an op raises, the line number of the failing frame name
 """
 from __future__ import annotations
 
+import difflib
 import itertools
 import linecache
 import math
 from typing import Any
 
-from ..framework.errors import ExecutionError
+from ..framework.errors import ExecutionError, FetchError
 from ..ops.registry import EMPTY_VAR, get_op
 
 _plan_ids = itertools.count()
@@ -68,7 +69,7 @@ class Plan:
         for name in self.fetch_names:
             if name not in available and name not in self.scope_inputs:
                 self.scope_inputs.append(name)
-        shared = set(self.scope_inputs) | set(self.write_back)
+        shared = set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
         keep = set(self.fetch_names) | set(self.write_back)
         last_read = {}
@@ -85,7 +86,7 @@ class Plan:
         opdef = op.opdef or get_op(op.type)
         if not opdef.has_kernel:
             raise ExecutionError(f"op #{index} '{op.type}' cannot run inside a program here")
-        kernel, kwargs = opdef.bound_kernel(op.attrs)
+        kernel, kwargs = opdef.bound_kernel(op.attrs, op)
         self.namespace[f"k{index}"] = kernel
         args, read_names = [], []
         for slot in opdef.inputs:
@@ -176,9 +177,7 @@ class Plan:
         var = self.block._find_var_recursive(name)
         index, op = self._readers(name)
         if index is None:
-            return ExecutionError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
-                                  "no op computes it, it was not fed, and the scope has no value "
-                                  "for it")
+            return self._missing_fetch(name, var)
         where = f"op #{index} '{op.type}' (built at {op.site})"
         if var is not None and (var.is_data or var.need_check_feed):
             hint = f"it is a data variable: pass it in feed={{'{name}': ...}}"
@@ -214,6 +213,19 @@ class Plan:
             f"  {str(op).strip()}\n"
             f"  inputs: {', '.join(shapes) or '(none)'}\n"
             f"  op built at: {op.site}")
+
+    def _missing_fetch(self, name: str, var) -> Exception:
+        if var is None:
+            known = sorted({v.name for b in self.program.blocks for v in b.vars.values()})
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            return FetchError(f"Cannot fetch {name!r}: the program has no variable of that name "
+                              f"and the scope holds no value for it.{hint} Fetch a Variable of "
+                              "this program (or its name).")
+        why = ("it is persistable: run the startup program first" if var.persistable else
+               "no op of the program computes it and it was not fed")
+        return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
+                          f"{why}.")
 
 
 def _slot_of(op, name: str) -> str:

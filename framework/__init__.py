@@ -2,13 +2,15 @@
 from .block import Block
 from .context import (default_main_program, default_startup_program, disable_static,
                       enable_static, in_dynamic_mode, program_guard, reset_default_programs)
-from .errors import ExecutionError, FeedError, ProgramError, ShapeError, UnknownOpError
+from .errors import (ExecutionError, FeedError, FetchError, ProgramError, ShapeError,
+                     UnknownOpError)
 from .operator import Operator
 from .program import Program
 from .variable import Parameter, Variable
 
 __all__ = [
-    "Block", "ExecutionError", "FeedError", "Operator", "Parameter", "Program", "ProgramError",
+    "Block", "ExecutionError", "FeedError", "FetchError", "Operator", "Parameter", "Program",
+    "ProgramError",
     "ShapeError", "UnknownOpError", "Variable", "default_main_program",
     "default_startup_program", "disable_static", "enable_static", "in_dynamic_mode",
     "program_guard", "reset_default_programs",

@@ -1,7 +1,7 @@
 """Blocks: an ordered list of ops over a dict of variables."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ..ops.registry import get_op
 from ..ops.types import Meta, VarType

@@ -20,3 +20,7 @@ class ExecutionError(RuntimeError):
 
 class FeedError(ValueError):
     """A fed value does not fit the data variable it feeds."""
+
+
+class FetchError(ValueError):
+    """A fetch target that the program cannot produce (unknown name, or no value)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..ops.registry import get_op
 from . import unique_name
 from .context import default_main_program
@@ -69,7 +71,7 @@ _SCALAR_VIA_SCALE = {
 
 def binary_op(op_type: str, x: Variable, other: Any, reverse: bool = False) -> Variable:
     """``x <op> other`` (or ``other <op> x`` when ``reverse``), as Paddle's patched operators."""
-    if isinstance(other, (int, float)) and not isinstance(other, bool):
+    if isinstance(other, (int, float, np.integer, np.floating)) and not isinstance(other, bool):
         rule = _SCALAR_VIA_SCALE.get(op_type)
         rule = rule and (rule[1] if reverse else rule[0])
         if rule is not None:

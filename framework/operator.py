@@ -177,7 +177,7 @@ def normalize_slots(opdef: OpDef, given: dict | None, outputs: bool) -> dict[str
         valid = ", ".join(s.name for s in declared) or "(none)"
         raise ProgramError(f"op '{opdef.type}' has no {kind} slot "
                            f"{', '.join(repr(k) for k in given)}; its {kind} slots are: {valid}")
-    return result
+    return dict(sorted(result.items()))   # Paddle writes slots sorted by name
 
 
 def normalize_attrs(opdef: OpDef, attrs: dict | None, role: int) -> dict[str, Any]:
@@ -188,7 +188,7 @@ def normalize_attrs(opdef: OpDef, attrs: dict | None, role: int) -> dict[str, An
     for name, value in (attrs or {}).items():
         spec = opdef.attr_spec(name)
         if spec is None:
-            valid = ", ".join(sorted(opdef.attrs)) or "(none)"
+            valid = ", ".join(sorted([*opdef.attrs, *opdef.extra_attrs])) or "(none)"
             raise ProgramError(f"op '{opdef.type}' has no attribute '{name}'; valid attributes: "
                                f"{valid} (and the common {', '.join(COMMON_ATTRS)})")
         if value is None:

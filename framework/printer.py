@@ -13,13 +13,16 @@ Grammar::
                  [role] NL
     outs     ::= NAME                           # exactly one output slot holding one var
                | "(" arg (", " arg)* ")"
-    arg      ::= SLOT "=" (NAME | "[" NAME (", " NAME)* "]")   # a list for duplicable slots
+    arg      ::= SLOT "=" (NAME | "[" [NAME (", " NAME)*] "]") # a list for duplicable slots
     attr     ::= NAME "=" PYTHON_REPR           # only attrs that differ from the op's default;
                                                 # BLOCK attrs print as block[i]
     role     ::= "  # " ("backward" | "optimize" | "loss" | "lr_sched" | ...)
 
-Variables print in declaration order, attributes sorted by name; the common attributes
-(op_role, op_namescope, op_callstack, ...) are hidden except through the role comment.
+Variables print in declaration order, slots in the op's slot order (sorted by name, as Paddle
+writes them), attributes sorted by name; the common attributes (op_role, op_namescope,
+op_callstack, ...) are hidden except through the role comment; empty slots are omitted.
+``program_to_text(p, full=True)`` shows every slot (empty ones as ``[]``, outputs always in the
+parenthesized form) and every attribute but op_callstack.
 """
 from __future__ import annotations
 
@@ -38,18 +41,20 @@ if TYPE_CHECKING:
     from .variable import Variable
 
 
-def program_to_text(program: "Program") -> str:
-    return "\n".join(block_to_text(b) for b in program.blocks)
+def program_to_text(program: "Program", full: bool = False) -> str:
+    """The program in the grammar above; ``full`` also shows attributes at their default
+    and the common ones (except op_callstack)."""
+    return "\n".join(block_to_text(b, full) for b in program.blocks)
 
 
-def block_to_text(block: "Block") -> str:
+def block_to_text(block: "Block", full: bool = False) -> str:
     head = f"block {block.idx}"
     if block.parent_idx >= 0:
         head += f" (parent {block.parent_idx})"
     lines = [head + ":"]
     lines += [var_to_text(v) for v in block.vars.values()]
     lines.append("")
-    lines += [op_to_text(op) for op in block.ops]
+    lines += [op_to_text(op, full) for op in block.ops]
     return "\n".join(lines) + "\n"
 
 
@@ -112,16 +117,16 @@ def _attr_text(op: "Operator", name: str) -> str:
     if op.attr_type(name) == AttrType.BLOCKS:
         return f"{name}=[{', '.join(f'block[{i}]' for i in value)}]"
     if op.attr_type(name) == AttrType.FLOAT:
-        return f"{name}={np.float32(value)}"
+        return f"{name}={str(np.float32(value))}"
     if op.attr_type(name) == AttrType.FLOATS:
         return f"{name}=[{', '.join(str(np.float32(v)) for v in value)}]"
     return f"{name}={value!r}"
 
 
-def op_to_text(op: "Operator") -> str:
-    outs = {k: v for k, v in op.outputs.items() if v}
-    ins = {k: v for k, v in op.inputs.items() if v}
-    if len(outs) == 1 and len(next(iter(outs.values()))) == 1:
+def op_to_text(op: "Operator", full: bool = False) -> str:
+    outs = {k: v for k, v in op.outputs.items() if v or full}
+    ins = {k: v for k, v in op.inputs.items() if v or full}
+    if len(outs) == 1 and len(next(iter(outs.values()))) == 1 and not full:
         lhs = next(iter(outs.values()))[0] + " = "
     elif outs:
         lhs = "(" + ", ".join(_slot_args(op, outs, True)) + ") = "
@@ -129,10 +134,10 @@ def op_to_text(op: "Operator") -> str:
         lhs = ""
     shown = []
     for name in sorted(op.attrs):
-        if name in COMMON_ATTRS:
+        if name == "op_callstack" or (name in COMMON_ATTRS and not full):
             continue
-        spec = op.opdef.attrs.get(name) if op.opdef else None
-        if spec is not None and _same(op.attrs[name], spec.default):
+        spec = op.opdef.attr_spec(name) if op.opdef else None
+        if spec is not None and not full and _same(op.attrs[name], spec.default):
             continue
         shown.append(_attr_text(op, name))
     text = f"  {lhs}{op.type}({', '.join(_slot_args(op, ins, False))})"
@@ -144,4 +149,6 @@ def op_to_text(op: "Operator") -> str:
 def _same(a, b) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return list(a) == list(b)
+    if isinstance(a, float) and isinstance(b, float):
+        return np.float32(a) == np.float32(b)
     return type(a) is type(b) and a == b

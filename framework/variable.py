@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 class Variable:
     """A named value of a Block. Arithmetic on Variables appends ops, as in Paddle."""
 
+    __array_ufunc__ = None      # ``ndarray + var`` defers to Variable.__radd__
+
     def __init__(self, block: "Block", name: str, type: VarType = VarType.LOD_TENSOR,
                  shape: Sequence[int] | None = None, dtype: Any = None, lod_level: int | None = None,
                  persistable: bool = False, stop_gradient: bool = False, is_data: bool = False,
@@ -25,7 +27,7 @@ class Variable:
         self._dtype = None if dtype is None else convert_dtype(dtype)
         self.lod_level = lod_level
         self._persistable = bool(persistable)
-        self.stop_gradient = bool(stop_gradient)
+        self._stop_gradient = bool(stop_gradient)
         self.is_data = is_data
         self.need_check_feed = need_check_feed
         self.belong_to_optimizer = belong_to_optimizer
@@ -65,8 +67,22 @@ class Variable:
         self.block.program._bump()
 
     @property
+    def stop_gradient(self) -> bool:
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        self._stop_gradient = bool(value)
+        self.block.program._bump()
+
+    @property
     def is_parameter(self) -> bool:
         return False
+
+    @property
+    def desc(self) -> "VarDesc":
+        """Paddle's ``var.desc`` accessors (a view; the Variable is the source of truth)."""
+        return VarDesc(self)
 
     @property
     def grad_name(self) -> str:
@@ -141,6 +157,63 @@ class Variable:
         from .math_ops import append_simple_op
         return append_simple_op("cast", {"X": self},
                                 {"in_dtype": int(self.dtype), "out_dtype": int(convert_dtype(dtype))})
+
+
+class VarDesc:
+    """The part of Paddle's VarDesc API that programs use, over one Variable."""
+
+    def __init__(self, var: Variable):
+        self._var = var
+
+    def name(self) -> str:
+        return self._var.name
+
+    def shape(self) -> list:
+        return list(self._var.shape)
+
+    def dtype(self) -> VarType:
+        return self._var.dtype
+
+    def type(self) -> VarType:
+        return self._var.type
+
+    def persistable(self) -> bool:
+        return self._var.persistable
+
+    def set_persistable(self, value: bool) -> None:
+        self._var.persistable = value
+
+    def need_check_feed(self) -> bool:
+        return self._var.need_check_feed
+
+    def set_need_check_feed(self, value: bool) -> None:
+        self._var.need_check_feed = bool(value)
+        self._var.block.program._bump()
+
+    def stop_gradient(self) -> bool:
+        return self._var.stop_gradient
+
+    def set_stop_gradient(self, value: bool) -> None:
+        self._var.stop_gradient = value
+
+    def has_stop_gradient(self) -> bool:
+        return self._var.stop_gradient or self._var.has_stop_gradient
+
+    def has_is_parameter(self) -> bool:
+        return self._var.is_parameter or self._var.has_is_parameter
+
+    def _set_attr(self, name: str, value: int | str | list) -> None:
+        """A VarDesc.Attr (INT, STRING or INTS), serialized with the variable."""
+        from ..ops.types import AttrType
+        attr_type = (AttrType.STRING if isinstance(value, str) else
+                     AttrType.INTS if isinstance(value, (list, tuple)) else AttrType.INT)
+        value = [int(v) for v in value] if attr_type == AttrType.INTS else value
+        attrs = [a for a in self._var.desc_attrs if a[0] != name]
+        self._var.desc_attrs = attrs + [(name, attr_type, value)]
+        self._var.block.program._bump()
+
+    def attr(self, name: str):
+        return next((v for n, _, v in self._var.desc_attrs if n == name), None)
 
 
 class Parameter(Variable):

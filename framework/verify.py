@@ -1,11 +1,11 @@
-"""``verify(program)``: a well-formedness pass (def before use, known ops, slots, attr types,
-block structure). Raises ProgramError listing every problem found."""
+"""``verify(program)``: a well-formedness pass (def before use, declared variables, known ops,
+slots, attr types, block structure). Raises ProgramError listing every problem found."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ..ops.registry import EMPTY_VAR
-from ..ops.types import coerce_attr
+from ..ops.types import AttrType, coerce_attr
 from .errors import ProgramError
 
 if TYPE_CHECKING:
@@ -13,14 +13,27 @@ if TYPE_CHECKING:
 
 
 def verify(program: "Program") -> None:
-    problems: list[str] = []
+    problems = [f"block {block.idx}: bad parent index {block.parent_idx} (a block's parent "
+                "must be an earlier block; block 0 has parent -1)"
+                for i, block in enumerate(program.blocks)
+                if block.idx != i or not (block.parent_idx == -1 if i == 0
+                                          else 0 <= block.parent_idx < i)]
+    if problems:   # names cannot be resolved through a broken block tree
+        raise ProgramError("program failed verification:\n  " + "\n  ".join(problems))
     for block in program.blocks:
-        if block.parent_idx >= len(program.blocks) or block.parent_idx >= block.idx != 0:
-            problems.append(f"block {block.idx}: bad parent index {block.parent_idx}")
         defined = _initially_defined(program, block)
         for index, op in enumerate(block.ops):
             where = f"block {block.idx} op #{index} ({op.type}, built at {op.site})"
             problems += _check_op(op, where)
+            for name in op.input_arg_names + op.output_arg_names:
+                if name != EMPTY_VAR and block._find_var_recursive(name) is None:
+                    problems.append(f"{where}: variable {name!r} is not declared in block "
+                                    f"{block.idx} or its parents")
+            for name, value in op.attrs.items():
+                indices = {AttrType.BLOCK: [value], AttrType.BLOCKS: value}.get(op.attr_type(name))
+                if indices is not None and not all(0 < i < len(program.blocks) for i in indices):
+                    problems.append(f"{where}: attribute {name}={value} names no sub-block of "
+                                    f"this {len(program.blocks)}-block program")
             for slot, names in op.inputs.items():
                 for name in names:
                     if name not in defined and name != EMPTY_VAR:

@@ -49,7 +49,8 @@ def _softmax(x, axis):
 
 
 softmax = register_op("softmax", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
-                      attrs={"axis": -1, "use_cudnn": False, "data_format": "AnyLayout"})
+                      attrs={"axis": -1},
+                      extra_attrs={"use_cudnn": False, "data_format": "AnyLayout"})
 
 
 @softmax.def_kernel

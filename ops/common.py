@@ -6,18 +6,29 @@ import numpy as np
 from .types import Meta
 
 
-def align_y(x_ndim: int, y_shape: tuple, axis: int) -> tuple:
-    """The shape ``y`` takes to broadcast against an ``x_ndim``-D x with Paddle's ``axis``:
-    y's dims line up with x's starting at ``axis`` (-1: right-aligned, NumPy's rule)."""
-    if axis == -1 or len(y_shape) >= x_ndim:
-        return tuple(y_shape)
-    return tuple(y_shape) + (1,) * (x_ndim - axis - len(y_shape))
+def align_shapes(x_shape: tuple, y_shape: tuple, axis: int) -> tuple[tuple, tuple]:
+    """Paddle's elementwise ``axis`` rule as shapes NumPy broadcasting can use: the dims of the
+    lower-rank operand line up with the other's starting at ``axis``; -1 (and any negative
+    axis, counted from the end) aligns right, as NumPy does."""
+    x_shape, y_shape = tuple(x_shape), tuple(y_shape)
+    if axis == -1 or len(x_shape) == len(y_shape):
+        return x_shape, y_shape
+    big, small = (x_shape, y_shape) if len(x_shape) > len(y_shape) else (y_shape, x_shape)
+    start = len(big) - len(small) + axis + 1 if axis < 0 else axis
+    if not 0 <= start <= len(big) - len(small):
+        raise ValueError(f"axis {axis} cannot align a {len(small)}-D operand {list(small)} with "
+                         f"a {len(big)}-D one {list(big)}: axis must be in "
+                         f"[-1, {len(big) - len(small)}]")
+    aligned = small + (1,) * (len(big) - len(small) - start)
+    return (x_shape, aligned) if len(x_shape) > len(y_shape) else (aligned, y_shape)
 
 
-def broadcast_y(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-    if axis == -1 or y.ndim >= x.ndim:
-        return y
-    return y.reshape(align_y(x.ndim, y.shape, axis))
+def broadcast_pair(x: np.ndarray, y: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` reshaped (views) so that NumPy broadcasting follows Paddle's ``axis``."""
+    if axis == -1 or x.ndim == y.ndim:
+        return x, y
+    xs, ys = align_shapes(x.shape, y.shape, axis)
+    return x.reshape(xs), y.reshape(ys)
 
 
 def broadcast_shape(a: tuple, b: tuple) -> tuple:
@@ -39,7 +50,7 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
 
 
 def elementwise_shape(x: Meta, y: Meta, *, axis: int = -1, dtype=None) -> Meta:
-    shape = broadcast_shape(x.shape, align_y(len(x.shape), y.shape, axis))
+    shape = broadcast_shape(*align_shapes(x.shape, y.shape, axis))
     if x.dtype != y.dtype:
         raise TypeError(f"X is {x.dtype.name_str} but Y is {y.dtype.name_str}; cast one of them "
                         "so that both have the same dtype")

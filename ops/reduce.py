@@ -5,15 +5,15 @@ import numpy as np
 
 from .common import reduce_axes, reduced_shape
 from .registry import register_op
-from .types import Meta, AttrType
+from .types import AttrType, Meta, VarType, to_numpy_dtype
 
 _REDUCE_ATTRS = {"dim": (AttrType.INTS, [0]), "keep_dim": False, "reduce_all": False,
                  "in_dtype": -1, "out_dtype": -1}
 
 
-def _reduce_shape(x: Meta, *, dim, keep_dim, reduce_all, **_):
+def _reduce_shape(x: Meta, *, dim, keep_dim, reduce_all, out_dtype=-1, **_):
     return Meta(reduced_shape(x.shape, reduce_axes(len(x.shape), dim, reduce_all), keep_dim),
-                x.dtype)
+                x.dtype if out_dtype == -1 else VarType(out_dtype))
 
 
 def _expand_back(dout, x_shape, dim, keep_dim, reduce_all):
@@ -29,9 +29,10 @@ reduce_sum = register_op("reduce_sum", inputs=["X"], outputs=["Out"], attrs=_RED
 
 
 @reduce_sum.def_kernel
-def reduce_sum_kernel(x, *, dim, keep_dim, reduce_all):
-    out = x.sum(axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)
-    return np.asarray(out, dtype=x.dtype)
+def reduce_sum_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
+    dtype = x.dtype if out_dtype == -1 else to_numpy_dtype(out_dtype)
+    out = x.sum(axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim, dtype=dtype)
+    return np.asarray(out, dtype=dtype)
 
 
 @reduce_sum.def_grad
@@ -44,9 +45,10 @@ reduce_mean = register_op("reduce_mean", inputs=["X"], outputs=["Out"], attrs=_R
 
 
 @reduce_mean.def_kernel
-def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all):
+def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
+    dtype = x.dtype if out_dtype == -1 else to_numpy_dtype(out_dtype)
     out = x.mean(axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)
-    return np.asarray(out, dtype=x.dtype)
+    return np.asarray(out, dtype=dtype)
 
 
 @reduce_mean.def_grad

@@ -11,15 +11,19 @@ from .framework.variable import Variable
 
 def _has_static(inputs: dict) -> bool:
     for value in inputs.values():
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if any(isinstance(v, Variable) for v in values):
+        if isinstance(value, Variable):
+            return True
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Variable) for v in value):
             return True
     return False
 
 
 def apply_op(op_type: str, inputs: dict, attrs: dict | None = None, name: str | None = None,
              outputs: dict | None = None) -> Any:
-    if _has_static(inputs) or not in_dynamic_mode():
+    if not in_dynamic_mode() or _has_static(inputs):
         return append_simple_op(op_type, inputs, attrs, name=name, outputs=outputs)
-    from .eager import run_op  # eager mode is built on the same registry
     return run_op(op_type, inputs, attrs or {})
+
+
+# eager mode is built on the same registry (imported last: pyfluid.eager imports apply_op)
+from .eager.run import run_op  # noqa: E402

@@ -19,6 +19,11 @@ def _unary(op_type: str):
 tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 relu = _unary("relu")
+square = _unary("square")
+sqrt = _unary("sqrt")
+exp = _unary("exp")
+log = _unary("log")
+abs = _unary("abs")  # noqa: A001  (Paddle's name)
 
 
 def _binary(op_type: str, doc: str):
@@ -94,3 +99,22 @@ def add_n(inputs, name: str | None = None):
 def cast(x, dtype):
     return apply_op("cast", {"X": x}, {"in_dtype": int(convert_dtype(x.dtype)),
                                        "out_dtype": int(convert_dtype(dtype))})
+
+
+def split(x, num_or_sections, axis: int = 0, name: str | None = None) -> list:
+    """Split ``x`` along ``axis`` into ``num_or_sections`` equal parts, or parts of the given
+    sizes (one may be -1); returns the list of parts."""
+    from .framework.variable import Variable
+    if isinstance(num_or_sections, int):
+        count, attrs = num_or_sections, {"num": num_or_sections, "sections": [], "axis": axis}
+    else:
+        count = len(num_or_sections)
+        attrs = {"num": 0, "sections": [int(s) for s in num_or_sections], "axis": axis}
+    if isinstance(x, Variable):
+        prefix = name or unique_name.generate("split")
+        block = x.block.program.current_block()
+        outs = [block.create_var(name=unique_name.generate_with_ignorable_key(prefix + ".tmp"))
+                for _ in range(count)]
+        apply_op("split", {"X": x}, attrs, outputs={"Out": outs})
+        return outs
+    return apply_op("split", {"X": x}, attrs)

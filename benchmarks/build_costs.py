@@ -1,0 +1,73 @@
+"""What building, compiling and (de)serializing a program costs, for a chain of N
+``elementwise_add`` ops (default 1000).
+
+    python benchmarks/build_costs.py [--ops 1000] [--repeats 15]
+
+Prints median milliseconds for: appending the ops through the public API, the Executor's
+first run (plan compilation), ``program.desc.serialize_to_string()`` and
+``Program.parse_from_string()``. Goal for the last two: <= 20 ms each at 1000 ops.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import pyfluid as paddle  # noqa: E402
+from pyfluid import static  # noqa: E402
+
+GOAL_MS = 20.0
+
+
+def build_chain(n_ops: int):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [1], "float32")
+        y = x
+        for _ in range(n_ops):
+            y = paddle.add(y, x)
+    return main, y
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - start) * 1e3, result
+
+
+def median_ms(fn, repeats: int) -> float:
+    return statistics.median(timed(fn)[0] for _ in range(repeats))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+    paddle.enable_static()
+    build = median_ms(lambda: build_chain(args.ops), max(3, args.repeats // 3))
+    program, out = build_chain(args.ops)
+    feed = {"x": np.ones([1], "float32")}
+    compile_ms = statistics.median(
+        timed(lambda: static.Executor().run(program, feed=feed, fetch_list=[out]))[0]
+        for _ in range(max(3, args.repeats // 3)))
+    data = program.desc.serialize_to_string()
+    serialize = median_ms(program.desc.serialize_to_string, args.repeats)
+    parse = median_ms(lambda: static.Program.parse_from_string(data), args.repeats)
+    assert static.Program.parse_from_string(data).desc.serialize_to_string() == data
+    print(f"program of {args.ops} elementwise_add ops ({len(data)} bytes), median ms")
+    print(f"  build through the API        : {build:8.2f}")
+    print(f"  first run (plan compilation) : {compile_ms:8.2f}")
+    print(f"  serialize_to_string          : {serialize:8.2f}  (goal <= {GOAL_MS})")
+    print(f"  parse_from_string            : {parse:8.2f}  (goal <= {GOAL_MS})")
+
+
+if __name__ == "__main__":
+    main()
