@@ -52,7 +52,46 @@ class Plan:
         var = self.block._find_var_recursive(name)
         return var is not None and var.persistable
 
+    def _inplace_ops(self) -> set[int]:
+        """Indices of ops that may run their in-place kernel: every overwritten variable is
+        named on both sides of the op, lives in the scope (persistable, not fed), and no value
+        that may share its buffer (a view of it, a py_func result) is read later or fetched."""
+        roots: dict[str, set[str]] = {}
+        last_read: dict[str, int] = {}
+        for index, op in enumerate(self.ops):
+            opdef = op.opdef or get_op(op.type)
+            for name in op.input_arg_names:
+                last_read[name] = index
+            if opdef.views_input or opdef.op_kernel is not None:
+                sources = set()
+                for name in op.input_arg_names:
+                    sources |= roots.get(name, {name})
+                for name in op.output_arg_names:
+                    roots[name] = roots.get(name, set()) | sources
+        fetched = set(self.fetch_names)
+        chosen = set()
+        for index, op in enumerate(self.ops):
+            opdef = op.opdef or get_op(op.type)
+            if opdef.inplace_kernel is None:
+                continue
+            safe = True
+            for out_slot, in_slot in opdef.inplace.items():
+                names = op.inputs.get(in_slot, [])
+                if len(names) != 1 or op.outputs.get(out_slot, []) != names:
+                    safe = False
+                    break
+                name = names[0]
+                aliases = [v for v, r in roots.items() if name in r]
+                if (name in self.feed_names or not self._is_persistable(name)
+                        or any(v in fetched or last_read.get(v, -1) > index for v in aliases)):
+                    safe = False
+                    break
+            if safe:
+                chosen.add(index)
+        return chosen
+
     def _build(self) -> None:
+        self._inplace = self._inplace_ops()
         available = set(self.feed_names)
         for name in self.feed_names:
             self._local(name)
@@ -87,6 +126,8 @@ class Plan:
         if not opdef.has_kernel:
             raise ExecutionError(f"op #{index} '{op.type}' cannot run inside a program here")
         kernel, kwargs = opdef.bound_kernel(op.attrs, op)
+        if index in self._inplace:
+            kernel = opdef.inplace_kernel
         self.namespace[f"k{index}"] = kernel
         args, read_names = [], []
         for slot in opdef.inputs:

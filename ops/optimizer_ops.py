@@ -1,9 +1,11 @@
 """Parameter-update ops appended by the optimizers: sgd, momentum, adam, adamw.
 
 Their outputs (ParamOut, VelocityOut, Moment1Out...) name the same variables as the inputs,
-so the update is "in place" in the program; the kernels still return new arrays. With a
-MasterParam (fp16 parameters trained in fp32) the update runs on the master copy and
-ParamOut is its cast. None of these ops has a gradient.
+so the update is "in place" in the program. The pure kernels return new arrays; the in-place
+kernels (used by the Executor when that is safe) update the scope's buffers with the same
+arithmetic in the same order, so both give bit-identical results. With a MasterParam (fp16
+parameters trained in fp32) the update runs on the master copy and ParamOut is its cast (no
+in-place path). None of these ops has a gradient.
 """
 from __future__ import annotations
 
@@ -44,6 +46,14 @@ def sgd_kernel(param, learning_rate, grad, master_param=None):
     return _result(param, master_param, base - lr * grad.astype(base.dtype, copy=False))
 
 
+@sgd.def_inplace_kernel(ParamOut="Param")
+def sgd_inplace(param, learning_rate, grad, master_param=None):
+    if master_param is not None or grad.dtype != param.dtype:
+        return sgd_kernel(param, learning_rate, grad, master_param)
+    np.subtract(param, _scalar(learning_rate, param.dtype) * grad, out=param)
+    return param, None
+
+
 # -- momentum ------------------------------------------------------------------------------------
 momentum = register_op(
     "momentum", inputs=["Param", "Grad", "Velocity", "LearningRate", "MasterParam?"],
@@ -71,6 +81,27 @@ def momentum_kernel(param, grad, velocity, learning_rate, master_param=None, *, 
     return param_out, v_out, master_out
 
 
+@momentum.def_inplace_kernel(ParamOut="Param", VelocityOut="Velocity")
+def momentum_inplace(param, grad, velocity, learning_rate, master_param=None, *, mu,
+                     use_nesterov, regularization_method, regularization_coeff, rescale_grad):
+    if master_param is not None or regularization_method not in ("", "l2_decay") or \
+            grad.dtype != param.dtype or velocity.dtype != param.dtype:
+        return momentum_kernel(param, grad, velocity, learning_rate, master_param, mu=mu,
+                               use_nesterov=use_nesterov, rescale_grad=rescale_grad,
+                               regularization_method=regularization_method,
+                               regularization_coeff=regularization_coeff)
+    t = param.dtype.type
+    g = grad * t(rescale_grad)
+    if regularization_method == "l2_decay":
+        g = g + t(regularization_coeff) * param
+    lr = _scalar(learning_rate, param.dtype)
+    np.multiply(velocity, t(mu), out=velocity)
+    velocity += g
+    step = (g + t(mu) * velocity) * lr if use_nesterov else lr * velocity
+    param -= step
+    return param, velocity, None
+
+
 # -- adam / adamw --------------------------------------------------------------------------------
 _ADAM_INPUTS = ["Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow",
                 "Beta1Tensor?", "Beta2Tensor?", "EpsilonTensor?", "MasterParam?", "SkipUpdate?"]
@@ -84,8 +115,11 @@ _adam_shape = _like_inputs(0, 3, 4, 5, 6, 10)
 
 def _adam_update(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
                  beta1_tensor, beta2_tensor, epsilon_tensor, master_param, skip_update, *,
-                 beta1, beta2, epsilon, use_global_beta_pow, decay=0.0, lr_ratio=1.0):
+                 beta1, beta2, epsilon, use_global_beta_pow, decay=0.0, lr_ratio=1.0,
+                 inplace=False):
     base = param if master_param is None else master_param
+    inplace = inplace and master_param is None and grad.dtype == moment1.dtype == \
+        moment2.dtype == param.dtype
     if skip_update is not None and bool(skip_update.reshape(-1)[0]):
         return (param.copy(), moment1.copy(), moment2.copy(), beta1_pow.copy(),
                 beta2_pow.copy(), None if master_param is None else master_param.copy())
@@ -96,12 +130,21 @@ def _adam_update(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_
     b1p, b2p = _scalar(beta1_pow, base.dtype), _scalar(beta2_pow, base.dtype)
     lr = _scalar(learning_rate, base.dtype) * t(lr_ratio)
     g = grad.astype(base.dtype, copy=False)
-    if decay:
-        base = base - lr * t(decay) * base
-    m1 = b1 * moment1 + (t(1) - b1) * g
-    m2 = b2 * moment2 + (t(1) - b2) * g * g
     lr_t = lr * np.sqrt(t(1) - b2p) / (t(1) - b1p)
-    new_value = base - lr_t * (m1 / (np.sqrt(m2) + eps * np.sqrt(t(1) - b2p)))
+    if inplace:     # the same arithmetic, written into the scope's buffers
+        if decay:
+            base -= lr * t(decay) * base
+        m1, m2 = np.multiply(moment1, b1, out=moment1), np.multiply(moment2, b2, out=moment2)
+        m1 += (t(1) - b1) * g
+        m2 += (t(1) - b2) * g * g
+        base -= lr_t * (m1 / (np.sqrt(m2) + eps * np.sqrt(t(1) - b2p)))
+        new_value = base
+    else:
+        if decay:
+            base = base - lr * t(decay) * base
+        m1 = b1 * moment1 + (t(1) - b1) * g
+        m2 = b2 * moment2 + (t(1) - b2) * g * g
+        new_value = base - lr_t * (m1 / (np.sqrt(m2) + eps * np.sqrt(t(1) - b2p)))
     if use_global_beta_pow:
         b1p_out, b2p_out = beta1_pow.copy(), beta2_pow.copy()
     else:
@@ -121,6 +164,12 @@ def adam_kernel(*inputs, beta1, beta2, epsilon, use_global_beta_pow):
                         use_global_beta_pow=use_global_beta_pow)
 
 
+@adam.def_inplace_kernel(ParamOut="Param", Moment1Out="Moment1", Moment2Out="Moment2")
+def adam_inplace(*inputs, beta1, beta2, epsilon, use_global_beta_pow):
+    return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                        use_global_beta_pow=use_global_beta_pow, inplace=True)
+
+
 adamw = register_op("adamw", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS,
                     attrs={**_ADAM_ATTRS, "lr_ratio": 1.0, "coeff": 0.01, "with_decay": False},
                     differentiable=False, infer_shape=_adam_shape)
@@ -133,3 +182,11 @@ def adamw_kernel(*inputs, beta1, beta2, epsilon, use_global_beta_pow, lr_ratio, 
     return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
                         use_global_beta_pow=use_global_beta_pow,
                         decay=coeff if with_decay else 0.0, lr_ratio=lr_ratio)
+
+
+@adamw.def_inplace_kernel(ParamOut="Param", Moment1Out="Moment1", Moment2Out="Moment2")
+def adamw_inplace(*inputs, beta1, beta2, epsilon, use_global_beta_pow, lr_ratio, coeff,
+                  with_decay):
+    return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                        use_global_beta_pow=use_global_beta_pow,
+                        decay=coeff if with_decay else 0.0, lr_ratio=lr_ratio, inplace=True)

@@ -89,7 +89,8 @@ class OpDef:
     def __init__(self, type: str, inputs: Sequence[str] = (), outputs: Sequence[str] = (),
                  attrs: dict | None = None, infer_shape: Callable | None = None,
                  no_grad: Sequence[str] = (), differentiable: bool = True,
-                 has_kernel: bool = True, extra_attrs: dict | None = None):
+                 has_kernel: bool = True, extra_attrs: dict | None = None,
+                 views_input: bool = False):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = tuple(_parse_slot(s) for s in outputs)
@@ -108,6 +109,9 @@ class OpDef:
         self.grad_maker: Callable | None = None     # custom: (op, no_grad_names) -> [op specs]
         self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
         self.takes_wanted = False                   # grad rule skips gradients nobody reads
+        self.views_input = views_input              # outputs may be views of the first input
+        self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
+        self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites
         self.forward: OpDef | None = None           # set on derived <type>_grad ops
         self._attr_types: tuple | None = None
 
@@ -132,6 +136,15 @@ class OpDef:
     def def_grad_maker(self, fn: Callable) -> Callable:
         self.grad_maker = fn
         return fn
+
+    def def_inplace_kernel(self, **pairs: str) -> Callable:
+        """Declare a kernel that writes each output slot into the buffer of its input slot
+        (``ParamOut="Param"``). The Executor uses it when the op names the same variable on
+        both sides and no other live value shares that buffer; otherwise the pure kernel."""
+        def register_kernel(fn: Callable) -> Callable:
+            self.inplace_kernel, self.inplace = fn, dict(pairs)
+            return fn
+        return register_kernel
 
     def def_op_kernel(self, fn: Callable) -> Callable:
         """``fn(op) -> kernel`` for ops whose kernel depends on the op's own slots and vars

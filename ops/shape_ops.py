@@ -27,7 +27,7 @@ def _grad_from_xshape(xshape, dout):
 
 # -- flatten_contiguous_range ------------------------------------------------------------------
 flatten = register_op("flatten_contiguous_range", inputs=["X"], outputs=["Out", "XShape?"],
-                      attrs={"start_axis": 1, "stop_axis": 1})
+                      attrs={"start_axis": 1, "stop_axis": 1}, views_input=True)
 
 
 def flattened_shape(shape: tuple, start_axis: int, stop_axis: int) -> tuple:
@@ -65,7 +65,7 @@ def squeezed_shape(shape: tuple, axes) -> tuple:
 
 
 squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape?"],
-                       attrs={"axes": (AttrType.INTS, [])})
+                       attrs={"axes": (AttrType.INTS, [])}, views_input=True)
 
 
 @squeeze2.def_infer_shape
@@ -96,7 +96,7 @@ def unsqueezed_shape(shape: tuple, axes) -> tuple:
 
 unsqueeze2 = register_op("unsqueeze2", inputs=["X", "AxesTensor?", "AxesTensorList*?"],
                          outputs=["Out", "XShape?"], attrs={"axes": (AttrType.INTS, [])},
-                         no_grad=["AxesTensor", "AxesTensorList"])
+                         no_grad=["AxesTensor", "AxesTensorList"], views_input=True)
 
 
 def _runtime_ints(tensor, tensor_list, attr) -> list[int]:
@@ -136,7 +136,7 @@ slice_op = register_op(
     attrs={"axes": (AttrType.INTS, []), "starts": (AttrType.INTS, []),
            "ends": (AttrType.INTS, []), "infer_flags": (AttrType.INTS, []),
            "decrease_axis": (AttrType.INTS, [])},
-    no_grad=_TENSOR_SLOTS)
+    no_grad=_TENSOR_SLOTS, views_input=True)
 
 
 def _slice_bounds(shape, axes, starts, ends) -> list[tuple[int, int, int]]:
@@ -242,7 +242,7 @@ def stack_grad(dy, *, axis):
 
 split = register_op("split", inputs=["X", "AxisTensor?", "SectionsTensorList*?"],
                     outputs=["Out*"],
-                    attrs={"axis": 0, "num": 0, "sections": (AttrType.INTS, [])})
+                    attrs={"axis": 0, "num": 0, "sections": (AttrType.INTS, [])}, views_input=True)
 
 
 def _sections(dim: int, num: int, sections, axis: int) -> list[int]:

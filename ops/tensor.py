@@ -141,7 +141,7 @@ def _reshape_target(in_shape, shape):
 
 reshape2 = register_op("reshape2", inputs=["X", "Shape?", "ShapeTensor*?"],
                        outputs=["Out", "XShape?"], attrs={"shape": (AttrType.INTS, [])},
-                       no_grad=["Shape", "ShapeTensor"])
+                       no_grad=["Shape", "ShapeTensor"], views_input=True)
 
 
 @reshape2.def_infer_shape
@@ -166,7 +166,7 @@ def reshape2_grad(xshape, dout):
 
 transpose2 = register_op("transpose2", inputs=["X"], outputs=["Out", "XShape?"],
                          attrs={"axis": (AttrType.INTS, [])},
-                         extra_attrs={"data_format": "AnyLayout"})
+                         extra_attrs={"data_format": "AnyLayout"}, views_input=True)
 
 
 @transpose2.def_infer_shape
