@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.context import default_main_program
+from ..framework.passes import BuildStrategy, apply_passes
 from ..framework.program import Program
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, fetch_names,
                    fetch_op_targets, normalize_feed)
@@ -54,6 +55,7 @@ class Executor:
             use_prune: bool = False) -> list:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Executor")
+        strategy = getattr(program, "_build_strategy", None)
         program = _unwrap(program)
         if scope is None:
             scope = global_scope()
@@ -66,7 +68,7 @@ class Executor:
             names = fetch_targets          # a loaded program fetches what its fetch ops name
         elif fetch_targets:
             check_fetch_ops(fetch_targets, names)
-        plan = self._plan(program, tuple(feed), tuple(names))
+        plan = self._plan(program, tuple(feed), tuple(names), strategy)
         feeds = []
         for name, value in feed.items():
             var = block.vars[name]
@@ -78,8 +80,10 @@ class Executor:
         results = plan.run(scope, feeds)
         return _results(results, plan.fetch_is_shared, return_numpy)
 
-    def _plan(self, program: Program, feed_names: tuple, fetch: tuple) -> Plan:
-        key = (program._id, program._version, feed_names, fetch)
+    def _plan(self, program: Program, feed_names: tuple, fetch: tuple,
+              strategy: BuildStrategy | None = None) -> Plan:
+        key = (program._id, program._version, feed_names, fetch,
+               strategy._key() if strategy is not None else None)
         plan = self._plans.get(key)
         if plan is None:
             if not program.global_block().ops and program is default_main_program():
@@ -87,7 +91,8 @@ class Executor:
                               "in the program to be executed. Please ensure you create model "
                               "correctly or you can pass the Program or the CompiledProgram "
                               "manually.", stacklevel=3)
-            plan = self._plans[key] = Plan(program, feed_names, fetch)
+            optimized = apply_passes(program, strategy, feed_names, fetch)   # graph passes
+            plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program)
             while len(self._plans) > _PLAN_CACHE_SIZE:
                 self._plans.popitem(last=False)
         return plan

@@ -29,8 +29,9 @@ _plan_ids = itertools.count()
 
 
 class Plan:
-    def __init__(self, program, feed_names: tuple, fetch_names: tuple):
+    def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None):
         self.program = program
+        self.origin = origin or program       # the program as the user wrote it (for errors)
         self.block = block = program.global_block()
         self.feed_names = feed_names
         self.fetch_names = fetch_names
@@ -228,7 +229,7 @@ class Plan:
             hint = "no earlier op computes it, it was not fed, and the scope has no value for it"
         return ExecutionError(f"The Tensor in the {op.type} Op's Input Variable "
                               f"{_slot_of(op, name)}({name}) is not initialized: read by {where}; "
-                              f"{hint}.")
+                              f"{hint}.{_fused_note(op)}")
 
     def _explain(self, exc: Exception) -> Exception:
         tb = exc.__traceback__
@@ -253,11 +254,11 @@ class Plan:
             f"  while running op #{index} in block {self.block.idx}:\n"
             f"  {str(op).strip()}\n"
             f"  inputs: {', '.join(shapes) or '(none)'}\n"
-            f"  op built at: {op.site}")
+            f"  op built at: {op.site}{_fused_note(op)}")
 
     def _missing_fetch(self, name: str, var) -> Exception:
         if var is None:
-            known = sorted({v.name for b in self.program.blocks for v in b.vars.values()})
+            known = sorted({v.name for b in self.origin.blocks for v in b.vars.values()})
             close = difflib.get_close_matches(name, known, n=3)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             return FetchError(f"Cannot fetch {name!r}: the program has no variable of that name "
@@ -267,6 +268,15 @@ class Plan:
                "no op of the program computes it and it was not fed")
         return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
                           f"{why}.")
+
+
+def _fused_note(op) -> str:
+    """For an op made by a fusion pass: the ops the user built, as they printed."""
+    origin = getattr(op, "fused_from", None)
+    if not origin:
+        return ""
+    return ("\n  (a graph pass fused these ops; BuildStrategy(enable_passes=False) runs them "
+            "unfused):\n    " + "\n    ".join(origin))
 
 
 def _slot_of(op, name: str) -> str:

@@ -44,3 +44,5 @@ __all__ += ["deserialize_persistables", "deserialize_program", "load", "load_inf
             "serialize_persistables", "serialize_program", "set_program_state"]
 from .input_spec import InputSpec  # noqa: E402
 __all__ += ["InputSpec"]
+from ..framework.passes import BuildStrategy  # noqa: E402
+__all__ += ["BuildStrategy"]

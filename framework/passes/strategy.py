@@ -1,0 +1,48 @@
+"""``BuildStrategy``: which graph passes ``Executor.run`` applies (``static.BuildStrategy``)."""
+from __future__ import annotations
+
+import os
+
+PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fuse_fc",
+              "fuse_elementwise_act")
+
+
+class BuildStrategy:
+    """Paddle's ``static.BuildStrategy``, reduced to what pyfluid does: one bool per graph pass
+    (all on by default), ``enable_passes`` to turn them all off, and ``show_passes`` to print
+    the program before and after each pass that changed it (also ``PYFLUID_SHOW_PASSES=1``).
+
+    Pass it as ``static.CompiledProgram(program, build_strategy=strategy)``. Other Paddle
+    options (``enable_inplace``, ``memory_optimize``, ...) may be set and are ignored."""
+
+    def __init__(self) -> None:
+        self.enable_passes = True
+        self.show_passes = False
+        self.dead_op_elimination = True
+        self.schedule_optimizer_updates = True
+        self.fuse_fc = True
+        self.fuse_elementwise_act = True
+
+    @property
+    def fuse_elewise_add_act_ops(self) -> bool:
+        """Paddle's name for ``fuse_elementwise_act``."""
+        return self.fuse_elementwise_act
+
+    @fuse_elewise_add_act_ops.setter
+    def fuse_elewise_add_act_ops(self, value: bool) -> None:
+        self.fuse_elementwise_act = bool(value)
+
+    def enabled_passes(self) -> tuple[str, ...]:
+        if not self.enable_passes:
+            return ()
+        return tuple(name for name in PASS_NAMES if getattr(self, name))
+
+    def showing(self) -> bool:
+        return bool(self.show_passes) or os.environ.get("PYFLUID_SHOW_PASSES", "") == "1"
+
+    def _key(self) -> tuple:
+        """What a compiled plan depends on (the Executor's cache key)."""
+        return self.enabled_passes(), self.showing()
+
+    def __repr__(self) -> str:
+        return f"BuildStrategy(passes={list(self.enabled_passes())}, show={self.showing()})"

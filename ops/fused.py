@@ -1,0 +1,101 @@
+"""Fused ops that the graph passes (``framework/passes``) put in place of op chains: Paddle's
+inference ``fc`` (mul/matmul + bias add + optional relu) and ``fused_elemwise_activation``.
+
+Their kernels compute exactly what the chains compute, in the same order, but write the
+bias add and the activation into the product's fresh buffer instead of new arrays; the
+results are bit-identical. They have no gradient: the passes run after backward is built.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import broadcast_pair, elementwise_shape
+from .registry import register_op
+from .types import AttrType, Meta
+
+_FC_ACTIVATIONS = ("", "relu")
+
+fc = register_op(
+    "fc", inputs=["Input", "W", "Bias?"], outputs=["Out"],
+    attrs={"in_num_col_dims": 1, "activation_type": "", "padding_weights": False},
+    extra_attrs={"use_mkldnn": False, "ALL_KERNELS_MUST_COMPUTE_RUNTIME_SHAPE": True,
+                 "use_quantizer": False, "mkldnn_data_type": "float32", "Scale_in": 1.0,
+                 "Scale_weights": (AttrType.FLOATS, [1.0]), "Scale_out": 1.0,
+                 "force_fp32_output": False},
+    differentiable=False)
+
+
+def _check_activation(activation_type: str) -> None:
+    if activation_type not in _FC_ACTIVATIONS:
+        raise ValueError(f"Activation {activation_type} is not supportetd in fc now. "
+                         "(op 'fc' supports activation_type '' or 'relu')")
+
+
+@fc.def_infer_shape
+def fc_shape(x: Meta, w: Meta, bias: Meta | None, *, in_num_col_dims, activation_type,
+             padding_weights):
+    _check_activation(activation_type)
+    if len(w.shape) != 2:
+        raise ValueError(f"op 'fc': W must be 2-D, got shape {list(w.shape)}")
+    if len(x.shape) <= in_num_col_dims:
+        raise ValueError(f"The input tensor Input's rank of FCOp should be larger than "
+                         f"in_num_col_dims (Input {list(x.shape)}, in_num_col_dims "
+                         f"{in_num_col_dims})")
+    cols = w.shape[1] - 4 if padding_weights else w.shape[1]
+    return Meta(tuple(x.shape[:in_num_col_dims]) + (cols,), x.dtype)
+
+
+@fc.def_kernel
+def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
+    """``Out = act(flatten(Input, in_num_col_dims) @ W + Bias)``; with ``padding_weights``
+    W carries 4 padding rows and columns (Paddle's fc_fuse_pass layout) that are ignored."""
+    _check_activation(activation_type)
+    if padding_weights:
+        w = w[:-4, :-4]
+    lead = x.shape[:in_num_col_dims]
+    x2 = x if x.ndim == 2 and in_num_col_dims == 1 else x.reshape(int(np.prod(lead)), -1)
+    out = x2 @ w
+    if bias is not None:
+        out += bias.reshape(-1)
+    if activation_type == "relu":
+        np.maximum(out, out.dtype.type(0), out=out)
+    return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
+
+
+# Unary(Binary(X, Y)) compounds pyfluid fuses: functor_list = [unary, binary].
+_BINARY = {"elementwise_add": np.add, "elementwise_mul": np.multiply}
+_UNARY = ("relu",)
+
+fused_elemwise_activation = register_op(
+    "fused_elemwise_activation", inputs=["X", "Y"], outputs=["Out", "IntermediateOut?"],
+    attrs={"axis": -1, "scale": 0.0, "save_intermediate_out": False,
+           "functor_list": (AttrType.STRINGS, [])},
+    differentiable=False)
+
+
+def _compound(functor_list) -> tuple:
+    functors = list(functor_list)
+    if len(functors) != 2 or functors[0] not in _UNARY or functors[1] not in _BINARY:
+        raise ValueError(f"op 'fused_elemwise_activation': functor_list {functors} is not "
+                         f"supported; expected [unary, binary] with unary in {list(_UNARY)} "
+                         f"and binary in {sorted(_BINARY)}")
+    return functors[0], _BINARY[functors[1]]
+
+
+@fused_elemwise_activation.def_infer_shape
+def fused_elemwise_activation_shape(x: Meta, y: Meta, *, axis, scale, save_intermediate_out,
+                                    functor_list):
+    _compound(functor_list)
+    out = elementwise_shape(x, y, axis=axis)
+    return out, out
+
+
+@fused_elemwise_activation.def_kernel
+def fused_elemwise_activation_kernel(x, y, *, axis, save_intermediate_out, functor_list):
+    """``Out = relu(binary(X, Y))`` computed in the binary op's fresh result buffer."""
+    _, binary = _compound(functor_list)
+    out = binary(*broadcast_pair(x, y, axis))
+    if save_intermediate_out or not isinstance(out, np.ndarray):   # 0-d inputs give scalars
+        return np.maximum(out, out.dtype.type(0)), out
+    np.maximum(out, out.dtype.type(0), out=out)
+    return out, None
