@@ -7,6 +7,8 @@ results are bit-identical. They have no gradient: the passes run after backward 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .common import broadcast_pair, elementwise_shape
@@ -53,7 +55,7 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     if padding_weights:
         w = w[:-4, :-4]
     lead = x.shape[:in_num_col_dims]
-    x2 = x if x.ndim == 2 and in_num_col_dims == 1 else x.reshape(int(np.prod(lead)), -1)
+    x2 = x if x.ndim == 2 and in_num_col_dims == 1 else x.reshape(math.prod(lead), -1)
     out = x2 @ w
     if bias is not None:
         out += bias.reshape(-1)

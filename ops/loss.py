@@ -52,9 +52,39 @@ def swce_shape(logits: Meta, label: Meta, *, soft_label, axis, **_):
     return logits, Meta(loss_shape, logits.dtype)
 
 
+def _hard_label_index(label, ignore_index, depth):
+    """Class indices of ``label`` (ignored ones replaced by 0) and the mask of samples that
+    count; raises for an index out of range."""
+    if label.size and 0 <= label.min() and label.max() < depth and not 0 <= ignore_index < depth:
+        return label.astype(np.intp, copy=False), np.True_     # all valid, none ignored
+    keep = label != ignore_index
+    safe = np.where(keep, label, 0) if not keep.all() else label
+    if np.any((safe < 0) | (safe >= depth)):
+        bad = label[keep & ((label < 0) | (label >= depth))].ravel()[0]
+        raise ValueError(f"label value {bad} is out of range [0, {depth}): each hard label "
+                         f"must be a class index (or ignore_index={ignore_index})")
+    return safe.astype(np.intp, copy=False), keep
+
+
+def _pick(values, index, ax):
+    """``values`` at the class ``index`` along ``ax`` (index has size 1 on that axis)."""
+    if values.ndim == 2 and ax == 1:
+        return values[np.arange(len(values)), index[:, 0]][:, None]
+    return np.take_along_axis(values, index, axis=ax)
+
+
 @swce.def_kernel
 def swce_kernel(logits, label, *, soft_label, use_softmax, ignore_index, axis):
     ax = normalize_axis(axis, logits.ndim)
+    if use_softmax and not soft_label:      # the common case, in as few passes as possible
+        shifted = logits - logits.max(axis=ax, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=ax, keepdims=True)
+        index, keep = _hard_label_index(label, ignore_index, logits.shape[ax])
+        loss = np.log(total) - _pick(shifted, index, ax)
+        if not keep.all():
+            loss = np.where(keep, loss, loss.dtype.type(0))
+        return np.divide(e, total, out=e), loss.astype(logits.dtype, copy=False)
     if use_softmax:
         shifted = logits - logits.max(axis=ax, keepdims=True)
         log_sum = np.log(np.exp(shifted).sum(axis=ax, keepdims=True))
@@ -79,9 +109,18 @@ def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, a
         if use_softmax:
             return (softmax * target.sum(axis=ax, keepdims=True) - target) * dloss, None
         return -dloss * target / softmax, None
-    onehot, keep = _hard_label_mask(label, ignore_index, softmax.shape[ax], ax)
     if use_softmax:
-        return (softmax - onehot) * (dloss * keep), None
+        index, keep = _hard_label_index(label, ignore_index, softmax.shape[ax])
+        scale = dloss * keep if not keep.all() else dloss
+        grad = softmax * scale
+        if grad.ndim == 2 and ax == 1:
+            rows = np.arange(len(grad))
+            grad[rows, index[:, 0]] -= scale[:, 0] if scale.ndim else scale
+        else:
+            np.put_along_axis(grad, index, np.take_along_axis(grad, index, axis=ax) - scale,
+                              axis=ax)
+        return grad, None
+    onehot, keep = _hard_label_mask(label, ignore_index, softmax.shape[ax], ax)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(onehot, -dloss / softmax, 0).astype(softmax.dtype), None
 

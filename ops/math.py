@@ -1,6 +1,8 @@
 """Arithmetic ops: scale, mul, matmul_v2, elementwise_* and comparisons."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .common import broadcast_pair, elementwise_shape
@@ -53,16 +55,19 @@ def mul_shape(x: Meta, y: Meta, *, x_num_col_dims, y_num_col_dims):
 def mul_kernel(x, y, *, x_num_col_dims, y_num_col_dims):
     if x.ndim == 2 and y.ndim == 2:
         return x @ y
-    x2 = x.reshape(int(np.prod(x.shape[:x_num_col_dims])), -1)
-    y2 = y.reshape(int(np.prod(y.shape[:y_num_col_dims])), -1)
+    x2 = x.reshape(math.prod(x.shape[:x_num_col_dims]), -1)
+    y2 = y.reshape(math.prod(y.shape[:y_num_col_dims]), -1)
     return (x2 @ y2).reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
 
 @mul.def_grad
 def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True)):
-    x2 = x.reshape(int(np.prod(x.shape[:x_num_col_dims])), -1)
-    y2 = y.reshape(int(np.prod(y.shape[:y_num_col_dims])), -1)
-    d2 = dout.reshape(x2.shape[0], y2.shape[1])
+    if x.ndim == 2 and y.ndim == 2:
+        x2, y2, d2 = x, y, dout
+    else:
+        x2 = x.reshape(math.prod(x.shape[:x_num_col_dims]), -1)
+        y2 = y.reshape(math.prod(y.shape[:y_num_col_dims]), -1)
+        d2 = dout.reshape(x2.shape[0], y2.shape[1])
     dx = (d2 @ y2.T).reshape(x.shape) if wanted[0] else None
     dy = (x2.T @ d2).reshape(y.shape) if wanted[1] else None
     return dx, dy
@@ -138,6 +143,8 @@ def _elementwise(op_type, fn, grad=None, uses_out=False):
 
     @op.def_kernel
     def kernel(x, y, *, axis):
+        if axis == -1 or axis + y.ndim == x.ndim:      # y on x's trailing dims: NumPy's rule
+            return fn(x, y)
         return fn(*broadcast_pair(x, y, axis))
 
     @op.def_specialize
@@ -145,6 +152,9 @@ def _elementwise(op_type, fn, grad=None, uses_out=False):
         return fn if axis == -1 else None
 
     def grads(x, y, out, dout, axis):
+        if axis == -1 or axis + y.ndim == x.ndim:   # NumPy's alignment: no reshapes needed
+            dx, dy = grad(x, y, out, dout)
+            return unbroadcast(dx, x.shape), unbroadcast(dy, y.shape)
         xb, yb = broadcast_pair(x, y, axis)
         dx, dy = grad(xb, yb, out, dout)
         return (unbroadcast(dx, xb.shape).reshape(x.shape),

@@ -2,6 +2,8 @@
 inverse standard deviation 1/sqrt(var + eps), layer_norm's Variance the plain variance."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .registry import EMPTY_VAR, OpDef, grad_name, register, register_op
@@ -153,7 +155,7 @@ def layer_norm_shape(x: Meta, scale=None, bias=None, *, begin_norm_axis, **_):
 
 @layer_norm.def_kernel
 def layer_norm_kernel(x, scale=None, bias=None, *, epsilon, begin_norm_axis):
-    rows = int(np.prod(x.shape[:begin_norm_axis]))
+    rows = math.prod(x.shape[:begin_norm_axis])
     x2 = x.reshape(rows, -1)
     mean = x2.mean(axis=1)
     centered = x2 - mean[:, None]
@@ -168,7 +170,7 @@ def layer_norm_kernel(x, scale=None, bias=None, *, epsilon, begin_norm_axis):
 
 @layer_norm.def_grad
 def layer_norm_grad(x, scale, bias, mean, variance, dy, *, epsilon, begin_norm_axis):
-    rows = int(np.prod(x.shape[:begin_norm_axis]))
+    rows = math.prod(x.shape[:begin_norm_axis])
     x2, dy2 = x.reshape(rows, -1), dy.reshape(rows, -1)
     inv_std = (1 / np.sqrt(variance + x.dtype.type(epsilon)))[:, None]
     x_hat = (x2 - mean[:, None]) * inv_std

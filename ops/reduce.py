@@ -1,6 +1,8 @@
 """Reductions: reduce_sum, reduce_mean and mean."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .common import reduce_axes, reduced_shape
@@ -53,7 +55,9 @@ def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
 
 @reduce_mean.def_grad
 def reduce_mean_grad(x, dout, *, dim, keep_dim, reduce_all):
-    count = x.size // max(int(np.prod(dout.shape)), 1) if x.size else 1
+    if dout.size == 1:                      # a mean over everything (the usual loss)
+        return np.full(x.shape, dout.reshape(()) / x.dtype.type(max(x.size, 1)), x.dtype)
+    count = x.size // max(math.prod(dout.shape), 1) if x.size else 1
     return _expand_back(dout, x.shape, dim, keep_dim, reduce_all) / x.dtype.type(count)
 
 

@@ -28,6 +28,8 @@ which gradients it writes, so costly unused ones (a data input's) are never comp
 """
 from __future__ import annotations
 
+import math
+
 import difflib
 import inspect
 from typing import Any, Callable, NamedTuple, Sequence
@@ -306,7 +308,7 @@ def unbroadcast(grad, like):
     shape = like.shape if hasattr(like, "shape") else tuple(like)
     if grad is None or not isinstance(grad, np.ndarray) or grad.shape == shape:
         return grad
-    if grad.size == int(np.prod(shape)):
+    if grad.size == math.prod(shape):
         return grad.reshape(shape)
     lead = grad.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
