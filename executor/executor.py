@@ -10,8 +10,8 @@ import numpy as np
 from ..framework.context import default_main_program
 from ..framework.passes import BuildStrategy, apply_passes
 from ..framework.program import Program
-from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, fetch_names,
-                   fetch_op_targets, normalize_feed)
+from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
+                   fetch_names, fetch_op_targets, normalize_feed)
 from .plan import Plan
 from .scope import Scope, global_scope
 from .tensor import LoDTensor
@@ -42,6 +42,7 @@ class Executor:
     def __init__(self, place: Any = None):
         self.place = place if place is not None else CPUPlace()
         self._plans: OrderedDict = OrderedDict()
+        self._io_targets: dict = {}
         self._closed = False
 
     def close(self) -> None:
@@ -62,8 +63,8 @@ class Executor:
         block = program.global_block()
         feed = normalize_feed(feed, block)
         names = fetch_names(fetch_list)
-        check_feed_ops(block, feed)
-        fetch_targets = fetch_op_targets(block)
+        feed_targets, fetch_targets = self._io_ops(program)
+        check_feed_ops(feed_targets, feed)
         if fetch_targets and fetch_list is None:
             names = fetch_targets          # a loaded program fetches what its fetch ops name
         elif fetch_targets:
@@ -79,6 +80,15 @@ class Executor:
             program.lr_scheduler._refresh(program, scope)
         results = plan.run(scope, feeds)
         return _results(results, plan.fetch_is_shared, return_numpy)
+
+    def _io_ops(self, program: Program) -> tuple[list[str], list[str]]:
+        """Targets of the program's own feed and fetch ops (scanned once per version)."""
+        key = (program._id, program._version)
+        if self._io_targets.get("key") != key:
+            block = program.global_block()
+            self._io_targets = {"key": key,
+                                "value": (feed_op_targets(block), fetch_op_targets(block))}
+        return self._io_targets["value"]
 
     def _plan(self, program: Program, feed_names: tuple, fetch: tuple,
               strategy: BuildStrategy | None = None) -> Plan:

@@ -95,10 +95,14 @@ def check_feed(var: Variable, array: np.ndarray) -> None:
                         f"{dtype_name(var.dtype)!r}, but received {array.dtype.name!r}")
 
 
-def check_feed_ops(block, feed: dict) -> None:
+def feed_op_targets(block) -> list[str]:
+    """The variables a program's feed ops write."""
+    return [op.output("Out")[0] for op in block.ops if op.type == "feed"]
+
+
+def check_feed_ops(targets: list[str], feed: dict) -> None:
     """A program that carries feed ops (a loaded inference model) must be fed exactly their
     targets (Paddle's ``has_feed_operators``)."""
-    targets = [op.output("Out")[0] for op in block.ops if op.type == "feed"]
     if not targets:
         return
     for name in targets:

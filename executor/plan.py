@@ -41,6 +41,7 @@ class Plan:
         self.write_back: list[str] = []        # persistables written by the ops
         self.namespace: dict[str, Any] = {}
         self.line_ops: dict[int, int] = {}     # generated line number -> op index
+        self.folded: set[str] = set()          # temporaries computed once at compile time
         self._build()
 
     # -- compilation ------------------------------------------------------------------------
@@ -109,7 +110,8 @@ class Plan:
         for name in self.fetch_names:
             if name not in available and name not in self.scope_inputs:
                 self.scope_inputs.append(name)
-        shared = set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
+        shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
+                  | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
         keep = set(self.fetch_names) | set(self.write_back)
         last_read = {}
@@ -127,6 +129,9 @@ class Plan:
         if not opdef.has_kernel:
             raise ExecutionError(f"op #{index} '{op.type}' cannot run inside a program here")
         kernel, kwargs = opdef.bound_kernel(op.attrs, op)
+        folded = self._fold(index, op, opdef, kernel, kwargs)
+        if folded is not None:
+            return folded, [], op.output_arg_names
         if index in self._inplace:
             kernel = opdef.inplace_kernel
         self.namespace[f"k{index}"] = kernel
@@ -160,6 +165,18 @@ class Plan:
                 targets.append(refs[0] if refs else "_")
         lhs = ", ".join(targets) if targets else "_"
         return f"{lhs} = k{index}({', '.join(args)})", read_names, written
+
+    def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
+        """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
+        once, at compile time; the run then only binds the value."""
+        if (not opdef.foldable or op.input_arg_names or len(op.output_arg_names) != 1
+                or self._is_persistable(op.output_arg_names[0])):
+            return None
+        name = f"folded{index}"
+        self.namespace[name] = kernel(*[[] if s.duplicable else None for s in opdef.inputs],
+                                      **kwargs)
+        self.folded.add(op.output_arg_names[0])
+        return f"{self._local(op.output_arg_names[0])} = {name}"
 
     def _constant(self, index: int, j: int, value: Any) -> str:
         if isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):

@@ -92,7 +92,7 @@ class OpDef:
                  attrs: dict | None = None, infer_shape: Callable | None = None,
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
-                 views_input: bool = False):
+                 views_input: bool = False, foldable: bool = False):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = tuple(_parse_slot(s) for s in outputs)
@@ -112,6 +112,7 @@ class OpDef:
         self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
         self.takes_wanted = False                   # grad rule skips gradients nobody reads
         self.views_input = views_input              # outputs may be views of the first input
+        self.foldable = foldable                    # without inputs, the same value every run
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites
         self.forward: OpDef | None = None           # set on derived <type>_grad ops

@@ -34,7 +34,8 @@ fill_constant = register_op(
     "fill_constant", inputs=["ValueTensor?", "ShapeTensor?", "ShapeTensorList*?"], outputs=["Out"],
     attrs={"shape": (AttrType.LONGS, []), "value": 0.0, "str_value": "", "dtype": 5,
            "force_cpu": False, "place_type": -1},
-    infer_shape=lambda *_, shape, dtype, **__: _created(shape, dtype), differentiable=False)
+    infer_shape=lambda *_, shape, dtype, **__: _created(shape, dtype), differentiable=False,
+    foldable=True)
 
 
 @fill_constant.def_kernel
