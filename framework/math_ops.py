@@ -9,6 +9,7 @@ import numpy as np
 from ..ops.registry import get_op
 from . import unique_name
 from .context import default_main_program
+from .arithmetic import scale_rule
 from .variable import Variable
 
 
@@ -60,20 +61,10 @@ def _dtype(dtype):
     return convert_dtype(dtype)
 
 
-_SCALAR_VIA_SCALE = {
-    # op -> (scale, bias) as functions of the scalar c; reverse forms for c <op> x
-    "elementwise_add": (lambda c: (1.0, c), lambda c: (1.0, c)),
-    "elementwise_sub": (lambda c: (1.0, -c), lambda c: (-1.0, c)),
-    "elementwise_mul": (lambda c: (c, 0.0), lambda c: (c, 0.0)),
-    "elementwise_div": (lambda c: (1.0 / c, 0.0), None),
-}
-
-
 def binary_op(op_type: str, x: Variable, other: Any, reverse: bool = False) -> Variable:
     """``x <op> other`` (or ``other <op> x`` when ``reverse``), as Paddle's patched operators."""
     if isinstance(other, (int, float, np.integer, np.floating)) and not isinstance(other, bool):
-        rule = _SCALAR_VIA_SCALE.get(op_type)
-        rule = rule and (rule[1] if reverse else rule[0])
+        rule = scale_rule(op_type, reverse)
         if rule is not None:
             s, b = rule(float(other))
             return scale(x, s, b)

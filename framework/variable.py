@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..ops.registry import grad_name
+from .arithmetic import OperatorMethods
 from ..ops.types import Meta, VarType, convert_dtype
 
 if TYPE_CHECKING:
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from .operator import Operator
 
 
-class Variable:
+class Variable(OperatorMethods):
     """A named value of a Block. Arithmetic on Variables appends ops, as in Paddle."""
 
     __array_ufunc__ = None      # ``ndarray + var`` defers to Variable.__radd__
@@ -109,9 +110,6 @@ class Variable:
     def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
         return repr(self)
 
-    def __hash__(self) -> int:
-        return id(self)
-
     def __bool__(self) -> bool:
         return True
 
@@ -123,25 +121,6 @@ class Variable:
     def _binary(self, op_type: str, other: Any, reverse: bool = False) -> "Variable":
         from .math_ops import binary_op
         return binary_op(op_type, self, other, reverse)
-
-    def __add__(self, o): return self._binary("elementwise_add", o)
-    def __radd__(self, o): return self._binary("elementwise_add", o, True)
-    def __sub__(self, o): return self._binary("elementwise_sub", o)
-    def __rsub__(self, o): return self._binary("elementwise_sub", o, True)
-    def __mul__(self, o): return self._binary("elementwise_mul", o)
-    def __rmul__(self, o): return self._binary("elementwise_mul", o, True)
-    def __truediv__(self, o): return self._binary("elementwise_div", o)
-    def __rtruediv__(self, o): return self._binary("elementwise_div", o, True)
-    def __pow__(self, o): return self._binary("elementwise_pow", o)
-    def __rpow__(self, o): return self._binary("elementwise_pow", o, True)
-    def __matmul__(self, o): return self._binary("matmul_v2", o)
-    def __rmatmul__(self, o): return self._binary("matmul_v2", o, True)
-    def __eq__(self, o): return self._binary("equal", o)  # type: ignore[override]
-    def __ne__(self, o): return self._binary("not_equal", o)  # type: ignore[override]
-    def __lt__(self, o): return self._binary("less_than", o)
-    def __le__(self, o): return self._binary("less_equal", o)
-    def __gt__(self, o): return self._binary("greater_than", o)
-    def __ge__(self, o): return self._binary("greater_equal", o)
 
     def __neg__(self):
         from .math_ops import scale

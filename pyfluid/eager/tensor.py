@@ -10,10 +10,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..framework import unique_name
+from ..framework.arithmetic import OperatorMethods, scale_rule
 from ..ops.types import VarType, convert_dtype, to_numpy_dtype
 
 
-class Tensor:
+class Tensor(OperatorMethods):
     """Paddle's dynamic-graph Tensor (``paddle.Tensor``)."""
 
     __slots__ = ("_array", "stop_gradient", "grad", "_name", "_node", "_out_index", "_version",
@@ -128,9 +129,6 @@ class Tensor:
     def __index__(self) -> int:
         return int(self._array.reshape(()))
 
-    def __hash__(self) -> int:
-        return id(self)
-
     def __repr__(self) -> str:
         return format_tensor(self)
 
@@ -178,12 +176,12 @@ class Tensor:
     # -- operators ----------------------------------------------------------------------------
     def _binary(self, op_type: str, other: Any, reverse: bool = False) -> "Tensor":
         if not isinstance(other, Tensor):
-            if isinstance(other, (bool, int, float, np.number)) and op_type in _VIA_SCALE:
-                rule = _VIA_SCALE[op_type][1 if reverse else 0]
-                if rule is not None:
-                    scale, bias = rule(float(other))
-                    return _run("scale", {"X": self}, {"scale": scale, "bias": bias,
-                                                       "bias_after_scale": True})
+            rule = scale_rule(op_type, reverse) if isinstance(
+                other, (bool, int, float, np.number)) else None
+            if rule is not None:
+                scale, bias = rule(float(other))
+                return _run("scale", {"X": self}, {"scale": scale, "bias": bias,
+                                                   "bias_after_scale": True})
             if not isinstance(other, (bool, int, float, np.number, np.ndarray, list, tuple)):
                 return NotImplemented
             other = Tensor._wrap(np.asarray(other, dtype=self._array.dtype))
@@ -192,25 +190,6 @@ class Tensor:
         lhs, rhs = (other, self) if reverse else (self, other)
         attrs = {"trans_x": False, "trans_y": False} if op_type == "matmul_v2" else {"axis": -1}
         return _run(op_type, {"X": lhs, "Y": rhs}, attrs)
-
-    def __add__(self, o): return self._binary("elementwise_add", o)
-    def __radd__(self, o): return self._binary("elementwise_add", o, True)
-    def __sub__(self, o): return self._binary("elementwise_sub", o)
-    def __rsub__(self, o): return self._binary("elementwise_sub", o, True)
-    def __mul__(self, o): return self._binary("elementwise_mul", o)
-    def __rmul__(self, o): return self._binary("elementwise_mul", o, True)
-    def __truediv__(self, o): return self._binary("elementwise_div", o)
-    def __rtruediv__(self, o): return self._binary("elementwise_div", o, True)
-    def __pow__(self, o): return self._binary("elementwise_pow", o)
-    def __rpow__(self, o): return self._binary("elementwise_pow", o, True)
-    def __matmul__(self, o): return self._binary("matmul_v2", o)
-    def __rmatmul__(self, o): return self._binary("matmul_v2", o, True)
-    def __eq__(self, o): return self._binary("equal", o)  # type: ignore[override]
-    def __ne__(self, o): return self._binary("not_equal", o)  # type: ignore[override]
-    def __lt__(self, o): return self._binary("less_than", o)
-    def __le__(self, o): return self._binary("less_equal", o)
-    def __gt__(self, o): return self._binary("greater_than", o)
-    def __ge__(self, o): return self._binary("greater_equal", o)
 
     def __neg__(self) -> "Tensor":
         return _run("scale", {"X": self}, {"scale": -1.0, "bias": 0.0, "bias_after_scale": True})
@@ -293,15 +272,6 @@ for _name in ("abs", "exp", "log", "matmul", "mean", "relu", "reshape", "sigmoid
               "sqrt", "square", "sum", "tanh", "transpose"):
     setattr(Tensor, _name, _api_method(_name))
 del _name
-
-
-# Scalar operands: (scale, bias) for ``x <op> c`` and for ``c <op> x`` (as Paddle's operators).
-_VIA_SCALE = {
-    "elementwise_add": (lambda c: (1.0, c), lambda c: (1.0, c)),
-    "elementwise_sub": (lambda c: (1.0, -c), lambda c: (-1.0, c)),
-    "elementwise_mul": (lambda c: (c, 0.0), lambda c: (c, 0.0)),
-    "elementwise_div": (lambda c: (1.0 / c, 0.0), None),
-}
 
 
 class EagerParameter(Tensor):
