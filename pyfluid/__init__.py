@@ -5,7 +5,6 @@ from __future__ import annotations
 from . import framework, ops  # noqa: F401  (registers every op)
 from .executor import CPUPlace, LoDTensor
 from .framework import (Program, disable_static, enable_static, in_dynamic_mode)
-from .framework.unique_name import guard as _name_guard  # noqa: F401
 from .ops.tensor import seed as _seed_ops
 from .ops.types import VarType
 from .tensor_api import (add, add_n, cast, concat, divide, matmul, maximum, mean, minimum,

@@ -242,7 +242,8 @@ def test_gradients_with_optimizer_appends_grads_and_updates():
 
 def _bw1_network():
     """Spec §9.2 BW-1: three embeddings share 'w2v'; one fc branch feeds the loss, one not."""
-    from pyfluid.framework.backward import _Pass, _no_grad_names
+    from pyfluid.framework.backward import _no_grad_names
+    from pyfluid.framework.grad_pass import GradPass as _Pass
     nn = paddle.static.nn
     x = paddle.static.data("x_no_grad", [16, 50], "int64")
     x2 = paddle.static.data("x2_no_grad", [16, 50], "int64")

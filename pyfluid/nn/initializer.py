@@ -131,11 +131,7 @@ class Normal(NormalInitializer):
     """Normal(mean, std) (gaussian_random)."""
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, name: str | None = None):
-        if mean is None:
-            raise ValueError("mean should not be None")
-        if std is None:
-            raise ValueError("std should not be None")
-        super().__init__(loc=mean, scale=std, seed=0)
+        super().__init__(loc=_required(mean, "mean"), scale=_required(std, "std"), seed=0)
 
 
 class TruncatedNormalInitializer(NormalInitializer):
@@ -146,11 +142,7 @@ class TruncatedNormal(TruncatedNormalInitializer):
     """Normal(mean, std) truncated to two std (truncated_gaussian_random)."""
 
     def __init__(self, mean: float = 0.0, std: float = 1.0, name: str | None = None):
-        if mean is None:
-            raise ValueError("mean should not be None")
-        if std is None:
-            raise ValueError("std should not be None")
-        super().__init__(loc=mean, scale=std, seed=0)
+        super().__init__(loc=_required(mean, "mean"), scale=_required(std, "std"), seed=0)
 
 
 class XavierInitializer(Initializer):
@@ -270,3 +262,9 @@ class Assign(NumpyArrayInitializer):
         if isinstance(value, (list, tuple)):
             value = np.array(value)
         super().__init__(value)
+
+
+def _required(value, what: str):
+    if value is None:
+        raise ValueError(f"{what} should not be None")
+    return value
