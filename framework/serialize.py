@@ -21,7 +21,7 @@ from .wire import ONE_BYTE_VARINTS, FIXED32, FIXED64, LENGTH, VARINT, WireError
 if TYPE_CHECKING:
     from .program import Program
 
-PADDLE_VERSION = 2006000      # the Paddle release whose files we write (2.6.0)
+PADDLE_VERSION = 2006002      # the Paddle release whose files we write (2.6.2)
 
 TENSOR_KIND_FIELDS = {VarType.LOD_TENSOR: 3, VarType.LOD_TENSOR_ARRAY: 4, VarType.SELECTED_ROWS: 2}
 VAR_TYPE_OF_VALUE = {int(t): t for t in VarType}

@@ -9,9 +9,10 @@ from .types import Meta, VarType
 
 DOWNGRADE, UPSCALE = "downgrade_in_infer", "upscale_in_train"
 
-# Mask is an "extra" output in Paddle 2.6: inference programs may omit it.
+# Mask is an "extra" output in Paddle 2.6: saved inference programs omit it.
 dropout = register_op(
-    "dropout", inputs=["X", "Seed?"], outputs=["Out", "Mask?"], no_grad=["Seed"],
+    "dropout", inputs=["X", "Seed?"], outputs=["Out", "Mask"], extra_outputs=["Mask"],
+    no_grad=["Seed"],
     attrs={"dropout_prob": 0.5, "is_test": False, "fix_seed": False, "seed": 0,
            "dropout_implementation": DOWNGRADE},
     infer_shape=lambda x, seed_tensor=None, **_: (x, Meta(x.shape, VarType.UINT8)))

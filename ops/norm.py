@@ -15,8 +15,8 @@ BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW", "is_test": 
 
 batch_norm = register_op(
     "batch_norm", inputs=["X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?"],
-    outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?"],
-    attrs=BN_ATTRS)
+    outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"],
+    extra_outputs=["ReserveSpace"], attrs=BN_ATTRS)
 
 
 def _channel_axis(ndim: int, data_layout: str) -> int:

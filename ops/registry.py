@@ -17,6 +17,10 @@ Slot specs: ``"X"`` one variable, ``"X*"`` duplicable (a list), ``"X?"`` dispens
 absent; the kernel then gets None). Attribute specs: ``{"axis": -1}`` infers the AttrType from
 the default; ``{"shape": (AttrType.LONGS, [])}`` states it. ``extra_attrs`` declares Paddle's
 "extra" attributes (``use_cudnn``, ``data_format``...): accepted, but not filled in by default.
+``extra_outputs=["XShape"]`` marks output slots Paddle declares ``AsExtra()`` (XShape, dropout's
+Mask, batch_norm's ReserveSpace): they are dispensable, training programs keep them for the grad
+ops, and ``save_inference_model`` drops them from the saved program, as Paddle's
+``_remove_training_info(clip_extra=True)`` does; kernels still return a value for them.
 
 Kernels take the inputs positionally in declared slot order plus the declared attributes they
 name as keywords, and return one value per output slot (a tuple when there are several).
@@ -55,6 +59,7 @@ class Slot(NamedTuple):
     name: str
     duplicable: bool = False
     dispensable: bool = False
+    extra: bool = False         # Paddle's AsExtra(): dropped from saved inference programs
 
 
 class AttrSpec(NamedTuple):
@@ -79,6 +84,15 @@ def _parse_slot(spec: str) -> Slot:
     return Slot(name, "*" in suffix, "?" in suffix)
 
 
+def _mark_extra(op_type: str, slots: tuple, extra: Sequence[str]) -> tuple:
+    """Output slots with those named in ``extra`` marked extra (and so dispensable)."""
+    unknown = set(extra) - {s.name for s in slots}
+    if unknown:
+        raise ValueError(f"op '{op_type}': extra_outputs {sorted(unknown)} are not output slots "
+                         f"(declared: {[s.name for s in slots]})")
+    return tuple(s._replace(dispensable=True, extra=True) if s.name in extra else s for s in slots)
+
+
 def _parse_attr(name: str, spec: Any) -> AttrSpec:
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], AttrType):
         return AttrSpec(*spec)
@@ -92,10 +106,11 @@ class OpDef:
                  attrs: dict | None = None, infer_shape: Callable | None = None,
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
-                 views_input: bool = False, foldable: bool = False):
+                 views_input: bool = False, foldable: bool = False,
+                 extra_outputs: Sequence[str] = ()):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
-        self.outputs = tuple(_parse_slot(s) for s in outputs)
+        self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
         self.attrs = {k: _parse_attr(k, v) for k, v in (attrs or {}).items()}
         # Paddle's "extra" attrs (use_cudnn, data_format, ...): accepted and kept when given,
         # never filled in by default (saved models omit them) and never passed to kernels.

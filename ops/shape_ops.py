@@ -1,5 +1,6 @@
 """Shape ops of inference models: flatten_contiguous_range, squeeze2, unsqueeze2 (each with
-the XShape side output that its gradient reads), slice, stack and split."""
+the XShape side output that its gradient reads; an "extra" output, absent from saved inference
+programs), slice, stack and split."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,8 +27,9 @@ def _grad_from_xshape(xshape, dout):
 
 
 # -- flatten_contiguous_range ------------------------------------------------------------------
-flatten = register_op("flatten_contiguous_range", inputs=["X"], outputs=["Out", "XShape?"],
-                      attrs={"start_axis": 1, "stop_axis": 1}, views_input=True)
+flatten = register_op("flatten_contiguous_range", inputs=["X"], outputs=["Out", "XShape"],
+                      extra_outputs=["XShape"], attrs={"start_axis": 1, "stop_axis": 1},
+                      views_input=True)
 
 
 def flattened_shape(shape: tuple, start_axis: int, stop_axis: int) -> tuple:
@@ -64,8 +66,9 @@ def squeezed_shape(shape: tuple, axes) -> tuple:
     return tuple(d for i, d in enumerate(shape) if not (i in drop and d == 1))
 
 
-squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape?"],
-                       attrs={"axes": (AttrType.INTS, [])}, views_input=True)
+squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape"],
+                       extra_outputs=["XShape"], attrs={"axes": (AttrType.INTS, [])},
+                       views_input=True)
 
 
 @squeeze2.def_infer_shape
@@ -95,7 +98,8 @@ def unsqueezed_shape(shape: tuple, axes) -> tuple:
 
 
 unsqueeze2 = register_op("unsqueeze2", inputs=["X", "AxesTensor?", "AxesTensorList*?"],
-                         outputs=["Out", "XShape?"], attrs={"axes": (AttrType.INTS, [])},
+                         outputs=["Out", "XShape"], extra_outputs=["XShape"],
+                         attrs={"axes": (AttrType.INTS, [])},
                          no_grad=["AxesTensor", "AxesTensorList"], views_input=True)
 
 

@@ -165,8 +165,8 @@ def reshape2_grad(xshape, dout):
     return dout.reshape(xshape.shape[1:]), None, None
 
 
-transpose2 = register_op("transpose2", inputs=["X"], outputs=["Out", "XShape?"],
-                         attrs={"axis": (AttrType.INTS, [])},
+transpose2 = register_op("transpose2", inputs=["X"], outputs=["Out", "XShape"],
+                         extra_outputs=["XShape"], attrs={"axis": (AttrType.INTS, [])},
                          extra_attrs={"data_format": "AnyLayout"}, views_input=True)
 
 

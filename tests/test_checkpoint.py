@@ -108,7 +108,7 @@ def test_save_writes_paddle_pickles_and_the_whole_program(tmp_path):
     whole = program_from_bytes((tmp_path / "m.pdmodel").read_bytes())
     types = [op.type for op in whole.global_block().ops]
     assert "momentum" in types and "feed" not in types
-    assert whole._version_field == 2006000
+    assert whole._version_field == 2006002
 
 
 def test_load_restores_parameters_and_optimizer_state(tmp_path):

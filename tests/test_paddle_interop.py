@@ -1,5 +1,6 @@
-"""Interop with real PaddlePaddle 2.6: files written by pyfluid load in Paddle and give our
-outputs; checkpoints written by Paddle load in pyfluid. Skipped unless Paddle is available:
+"""Interop with real PaddlePaddle 2.6: files written by pyfluid (an MLP, and a model whose ops
+lost their extra outputs on saving) load in Paddle and give our outputs; checkpoints written by
+Paddle load in pyfluid. Skipped unless Paddle is available:
 either ``import paddle`` works here, or PADDLE_PYTHON names a Python that has it (see
 docs/interop.md)."""
 import importlib.util
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle_like
+from test_paddle_files import _shape_net
 
 PADDLE_PYTHON = os.environ.get("PADDLE_PYTHON") or (
     sys.executable if importlib.util.find_spec("paddle") else None)
@@ -26,6 +28,11 @@ PADDLE_SIDE = textwrap.dedent("""
     program, feeds, fetches = paddle.static.load_inference_model(folder + "/model", exe)
     x = np.load(folder + "/input.npy")
     outs = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)
+    shapes, shape_feeds, shape_fetches = paddle.static.load_inference_model(folder + "/shapes",
+                                                                            exe)
+    shape_out, = exe.run(shapes, feed={shape_feeds[0]: np.load(folder + "/shapes_input.npy")},
+                         fetch_list=shape_fetches)
+    np.save(folder + "/paddle_shapes_out.npy", shape_out)
     state = paddle.static.load_program_state(folder + "/ckpt")
     np.savez(folder + "/paddle_out.npz", feeds=np.array(feeds), *outs,
              **{"state:" + k: v for k, v in state.items()})
@@ -73,8 +80,26 @@ def _train_and_save(folder):
     return expected, {k: np.array(v) for k, v in main.state_dict("all").items()}
 
 
+def _save_shape_model(folder):
+    """An inference model whose ops lost their extra outputs (XShape, Mask) on saving."""
+    paddle = paddle_like
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x, out = _shape_net()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    test_program = main.clone(for_test=True)
+    sample = np.random.RandomState(1).rand(5, 2, 3).astype(np.float32)
+    expected = exe.run(test_program, feed={"x": sample}, fetch_list=[out])[0]
+    paddle.static.save_inference_model(os.path.join(folder, "shapes"), [x], [out], exe,
+                                       program=test_program)
+    np.save(os.path.join(folder, "shapes_input.npy"), sample)
+    return expected
+
+
 def test_pyfluid_files_load_in_paddle_and_paddle_checkpoints_load_here(tmp_path):
     expected, state = _train_and_save(str(tmp_path))
+    expected_shapes = _save_shape_model(str(tmp_path))
     script = tmp_path / "paddle_side.py"
     script.write_text(PADDLE_SIDE)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -85,6 +110,8 @@ def test_pyfluid_files_load_in_paddle_and_paddle_checkpoints_load_here(tmp_path)
     assert list(got["feeds"]) == ["x"]
     for i, want in enumerate(expected):
         np.testing.assert_allclose(got[f"arr_{i}"], want, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(np.load(tmp_path / "paddle_shapes_out.npy"), expected_shapes,
+                               rtol=0, atol=1e-5)
     loaded_by_paddle = {k[len("state:"):]: got[k] for k in got.files if k.startswith("state:")}
     assert loaded_by_paddle.keys() == state.keys()
     for name, value in state.items():

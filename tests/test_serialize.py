@@ -254,10 +254,10 @@ def test_version_and_op_version_map_survive():
     main._op_versions = [("matmul_v2", 1)]
     data = main.desc.serialize_to_string()
     raw = wire_decode(data, PROGRAM_DESC)
-    assert _one(_one(raw, "version"), "version") == 2006000
+    assert _one(_one(raw, "version"), "version") == 2006002
     assert _one(_one(_one(raw, "op_version_map"), "pair"), "op_name") == "matmul_v2"
     loaded = static.Program.parse_from_string(data)
-    assert loaded._version_field == 2006000 and loaded._op_versions == [("matmul_v2", 1)]
+    assert loaded._version_field == 2006002 and loaded._op_versions == [("matmul_v2", 1)]
     assert loaded.desc.serialize_to_string() == data
 
 

@@ -14,25 +14,14 @@ from ..framework.program import Program
 from ..framework.serialize import program_from_bytes, program_to_bytes
 from ..framework.variable import Variable
 from ..framework.verify import verify
-from ..ops.registry import COMMON_ATTRS
 from ..ops.types import VarType
 from . import atomic
 from .errors import ModelFileError
+from . import paddle_desc
 from .variables import (combined_bytes, commit, persistables, read_bytes, read_combined,
                         read_separate)
 
 FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
-# Runtime-only attributes Paddle strips from saved programs, beyond undeclared ones.
-_CLIPPED_ATTRS = frozenset({"op_callstack", "with_quant_attr", "use_mkldnn", "mkldnn_data_type",
-                            "use_quantizer"})
-# Op versions Paddle 2.6 records for ops whose semantics changed (written for ops present).
-_OP_VERSIONS = {
-    "clip": 1, "conv2d": 1, "cumsum": 1, "depthwise_conv2d": 1, "elementwise_add": 1,
-    "elementwise_div": 1, "elementwise_mul": 1, "elementwise_pow": 1, "elementwise_sub": 1,
-    "equal": 1, "fill_constant": 2, "gather": 1, "greater_equal": 1, "greater_than": 1,
-    "leaky_relu": 1, "less_equal": 1, "less_than": 1, "lookup_table_v2": 1, "matmul": 1,
-    "momentum": 1, "not_equal": 1, "softplus": 1, "instance_norm": 1, "p_norm": 1,
-}
 
 
 # -- building the inference program -----------------------------------------------------------
@@ -40,7 +29,9 @@ def normalize_program(program: Program, feed_vars: Any, fetch_vars: Any,
                       **kwargs: Any) -> Program:
     """The program ``save_inference_model`` writes: fetch targets behind
     ``save_infer_model/scale_<i>`` ops (added to ``program`` itself, as Paddle does), pruned to
-    the targets, ``is_test`` set, feed ops (reverse col order) and fetch ops added."""
+    the targets, ``is_test`` set, feed ops (reverse col order) and fetch ops added, every
+    declared input slot present, Paddle's lod_levels and Paddle 2.6.2's version and
+    op-version map."""
     if not isinstance(program, Program):
         raise TypeError(f"program type must be `base.Program`, but received `{type(program)}`")
     feed_vars = feed_vars if isinstance(feed_vars, list) else [feed_vars]
@@ -67,9 +58,10 @@ def normalize_program(program: Program, feed_vars: Any, fetch_vars: Any,
     copy._inference_optimize(prune_read_op=True)
     _prepend_feed_ops(copy, feed_names)
     _append_fetch_ops(copy, [v.name for v in fetch_vars])
+    paddle_desc.add_empty_input_slots(copy)
+    paddle_desc.set_lod_levels(copy)
     copy.desc._set_version()
-    used = {op.type for b in copy.blocks for op in b.ops}
-    copy._op_versions = sorted((t, v) for t, v in _OP_VERSIONS.items() if t in used)
+    copy._op_versions = list(paddle_desc.OP_VERSION_MAP)
     copy._bump()
     return copy
 
@@ -115,17 +107,15 @@ def _append_fetch_ops(program: Program, names: list[str]) -> None:
 
 def remove_training_info(program: Program, clip_extra: bool = True) -> Program:
     """Paddle's ``_remove_training_info``: a copy whose VarDescs carry no is_parameter /
-    stop_gradient and (with ``clip_extra``) whose ops keep only declared and common attrs,
-    without ``op_callstack``."""
+    stop_gradient and (with ``clip_extra``) whose ops lose their extra outputs (XShape,
+    dropout's Mask, ...) and attributes (see :func:`.paddle_desc.clip_extra`). The variables
+    of removed outputs stay, as in Paddle's files."""
     copy = program.clone()
     for block in copy.blocks:
         block.vars = {name: _plain_var(var, block) for name, var in block.vars.items()}
-        if not clip_extra:
-            continue
-        for op in block.ops:
-            declared = op.opdef.attrs if op.opdef is not None else op.attrs
-            op.attrs = {k: v for k, v in op.attrs.items() if k not in _CLIPPED_ATTRS
-                        and (k in declared or k in COMMON_ATTRS)}
+        if clip_extra:
+            for op in block.ops:
+                paddle_desc.clip_extra(op)
     copy._link_producers()
     return copy
 
