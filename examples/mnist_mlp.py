@@ -17,11 +17,16 @@ import sys
 import time
 from typing import Iterator, Sequence
 
-import numpy as np
-from tqdm import tqdm
+# One BLAS thread unless the user says otherwise: on a shared 2-core machine, threaded
+# matrix products can run many times slower than one thread (busy-waiting workers).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import pyfluid as paddle
-from pyfluid.dataset import mnist
+import numpy as np  # noqa: E402  (after the thread settings)
+from tqdm import tqdm  # noqa: E402
+
+import pyfluid as paddle  # noqa: E402
+from pyfluid.dataset import mnist  # noqa: E402
 
 DEFAULT_LEARNING_RATES = {"adam": 1e-3, "momentum": 0.02, "sgd": 0.1}
 
