@@ -15,14 +15,15 @@ from .variable import Variable
 
 def append_simple_op(op_type: str, inputs: dict, attrs: dict | None = None,
                      name: str | None = None, outputs: dict | None = None,
-                     block=None) -> Any:
+                     block=None, layer: str | None = None) -> Any:
     """Append ``op_type`` to the current block of the main program (or ``block``). Output
-    slots not given in ``outputs`` get new temporaries named ``<op_type>_<n>.tmp_<k>``.
-    Returns the output Variable (a tuple of them when the op has several output slots)."""
+    slots not given in ``outputs`` get new temporaries named ``<layer>_<n>.tmp_<k>``, where
+    ``layer`` is Paddle's LayerHelper name (default: the op type). Returns the output
+    Variable (a tuple of them when the op has several output slots)."""
     block = block or _block_of(inputs)
     opdef = get_op(op_type)
     outputs = dict(outputs or {})
-    prefix = name or unique_name.generate(op_type)
+    prefix = name or unique_name.generate(layer or op_type)
     created = []
     for slot in opdef.outputs:
         if slot.name in outputs or slot.dispensable:
