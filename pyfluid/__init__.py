@@ -45,3 +45,13 @@ from .static.nn import create_parameter  # noqa: E402
 __all__ += ["ParamAttr", "create_parameter", "optimizer", "regularizer"]
 from . import fluid  # noqa: E402  (the fluid-era API: paddle.fluid)
 __all__ += ["fluid"]
+from .tensor_manip import (broadcast_to, expand, flatten, gather, slice, squeeze,  # noqa: E402,A004
+                           stack, tile, unsqueeze, where)
+from .tensor_math import (argmax, argmin, argsort, clip, cumsum, equal,  # noqa: E402,A004
+                          greater_equal, greater_than, less_equal, less_than, max, min,
+                          not_equal, pow, topk)
+from . import utils  # noqa: E402  (paddle.utils.unique_name)
+__all__ += ["argmax", "argmin", "argsort", "broadcast_to", "clip", "cumsum", "equal", "expand",
+            "flatten", "gather", "greater_equal", "greater_than", "less_equal", "less_than",
+            "max", "min", "not_equal", "pow", "slice", "squeeze", "stack", "tile", "topk",
+            "unsqueeze", "utils", "where"]

@@ -10,6 +10,7 @@ from ..framework import (Program, Variable, default_main_program, default_startu
 from ..param_attr import ParamAttr
 from ..static import data as _static_data
 from . import layers, optimizer
+from ..framework import unique_name  # noqa: E402  (paddle.fluid.unique_name)
 
 
 def data(name: str, shape: Sequence[int | None], dtype="float32", lod_level: int = 0) -> Variable:
@@ -19,4 +20,4 @@ def data(name: str, shape: Sequence[int | None], dtype="float32", lod_level: int
 
 __all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "Scope", "Variable", "data",
            "default_main_program", "default_startup_program", "global_scope", "layers",
-           "optimizer", "program_guard", "scope_guard"]
+           "optimizer", "program_guard", "scope_guard", "unique_name"]

@@ -114,3 +114,5 @@ def linear(x, weight, bias=None, name: str | None = None):
 
 from .cnn_functional import (adaptive_avg_pool2d, avg_pool2d, conv2d, flatten, gelu,  # noqa: E402,F401
                              hardswish, leaky_relu, max_pool2d)
+from .common_functional import (batch_norm, dropout, embedding, l1_loss,  # noqa: E402,F401
+                                layer_norm, mse_loss, normalize, one_hot, relu6, silu)

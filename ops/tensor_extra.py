@@ -1,0 +1,352 @@
+"""Ops behind the wider tensor API: pow, reduce_max / reduce_min, where, cumsum, gather, tile,
+expand_v2, argsort, one_hot_v2, arg_min and p_norm, with Paddle 2.6's slots and attributes."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import broadcast_shape, normalize_axis, reduce_axes
+from .loss import arg_max_shape
+from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
+from .registry import register_op
+from .types import AttrType, Meta, VarType, to_numpy_dtype
+
+# -- pow: x ** factor (paddle.pow with a Python number) ----------------------------------------
+pow_op = register_op("pow", inputs=["X", "FactorTensor?"], outputs=["Out"],
+                     attrs={"factor": 1.0}, no_grad=["FactorTensor"],
+                     infer_shape=lambda x, factor_tensor=None, **_: x)
+
+
+def _factor(x, factor_tensor, factor):
+    return x.dtype.type(factor_tensor.reshape(()) if factor_tensor is not None else factor)
+
+
+@pow_op.def_kernel
+def pow_kernel(x, factor_tensor=None, *, factor):
+    return np.power(x, _factor(x, factor_tensor, factor))
+
+
+@pow_op.def_grad
+def pow_grad(x, factortensor, dout, *, factor):
+    f = _factor(x, factortensor, factor)
+    return dout * f * np.power(x, f - 1), None
+
+
+# -- reduce_max / reduce_min (paddle.max / paddle.min) -----------------------------------------
+def _reduce_extreme(op_type: str, fn):
+    op = register_op(op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                     infer_shape=_reduce_shape)
+
+    @op.def_kernel
+    def kernel(x, *, dim, keep_dim, reduce_all):
+        return np.asarray(fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim))
+
+    @op.def_grad
+    def grad(x, out, dout, *, dim, keep_dim, reduce_all):
+        """Paddle's rule: every element equal to the extreme gets the whole gradient."""
+        hits = x == _expand_back(out, x.shape, dim, keep_dim, reduce_all)
+        return _expand_back(dout, x.shape, dim, keep_dim, reduce_all) * hits
+    return op
+
+
+_reduce_extreme("reduce_max", np.max)
+_reduce_extreme("reduce_min", np.min)
+
+# -- where ---------------------------------------------------------------------------------------
+where = register_op("where", inputs=["Condition", "X", "Y"], outputs=["Out"],
+                    no_grad=["Condition"])
+
+
+@where.def_infer_shape
+def where_shape(condition: Meta, x: Meta, y: Meta):
+    if x.dtype != y.dtype:
+        raise TypeError(f"where: X is {x.dtype.name_str} but Y is {y.dtype.name_str}; cast one "
+                        "of them so that both have the same dtype")
+    return Meta(broadcast_shape(broadcast_shape(condition.shape, x.shape), y.shape), x.dtype)
+
+
+@where.def_kernel
+def where_kernel(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@where.def_grad
+def where_grad(condition, x, y, dout):
+    zero = dout.dtype.type(0)
+    return None, np.where(condition, dout, zero), np.where(condition, zero, dout)
+
+
+# -- cumsum ----------------------------------------------------------------------------------------
+cumsum = register_op("cumsum", inputs=["X"], outputs=["Out"],
+                     attrs={"axis": -1, "flatten": False, "exclusive": False, "reverse": False})
+
+
+@cumsum.def_infer_shape
+def cumsum_shape(x: Meta, *, flatten, **_):
+    if flatten:
+        return Meta((-1 if -1 in x.shape else int(np.prod(x.shape, dtype=np.int64)),), x.dtype)
+    return x
+
+
+def _cumsum(x, axis, exclusive, reverse):
+    if x.ndim == 0:
+        return np.zeros_like(x) if exclusive else x.copy()
+    ax = normalize_axis(axis, x.ndim)
+    data = np.flip(x, ax) if reverse else x
+    out = np.cumsum(data, axis=ax, dtype=x.dtype)
+    if exclusive:
+        out = out - data
+    return np.flip(out, ax).copy() if reverse else out
+
+
+@cumsum.def_kernel
+def cumsum_kernel(x, *, axis, flatten, exclusive, reverse):
+    return _cumsum(x.reshape(-1) if flatten else x, axis, exclusive, reverse)
+
+
+@cumsum.def_grad
+def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
+    return _cumsum(dout, -1 if flatten else axis, exclusive, not reverse).reshape(x.shape)
+
+
+# -- gather (an axis given as a tensor, Paddle's dispensable Axis input, is not supported) ----
+gather = register_op("gather", inputs=["X", "Index"], outputs=["Out"],
+                     attrs={"overwrite": True, "axis": 0}, no_grad=["Index"])
+
+
+@gather.def_infer_shape
+def gather_shape(x: Meta, index: Meta, *, axis, **_):
+    if len(index.shape) > 1 and not (len(index.shape) == 2 and index.shape[1] == 1):
+        raise ValueError(f"gather: Index must be 1-D (or [N, 1]), received shape "
+                         f"{list(index.shape)}")
+    ax = normalize_axis(axis, len(x.shape))
+    return Meta(tuple(x.shape[:ax]) + tuple(index.shape[:1]) + tuple(x.shape[ax + 1:]), x.dtype)
+
+
+def _flat_index(x, index, ax: int):
+    flat = index.reshape(-1) if index.ndim else index
+    if flat.size and (flat.min() < -x.shape[ax] or flat.max() >= x.shape[ax]):
+        raise ValueError(f"gather: index values must be in [{-x.shape[ax]}, {x.shape[ax]}) for "
+                         f"axis {ax} of X {list(x.shape)}, received min {flat.min()}, max "
+                         f"{flat.max()}")
+    return flat
+
+
+@gather.def_kernel
+def gather_kernel(x, index, *, axis):
+    ax = normalize_axis(axis, x.ndim)
+    return np.take(x, _flat_index(x, index, ax), axis=ax)
+
+
+@gather.def_grad
+def gather_grad(x, index, dout, *, axis):
+    ax = normalize_axis(axis, x.ndim)
+    flat = _flat_index(x, index, ax)
+    dx = np.zeros_like(x)
+    rows = np.moveaxis(dout if flat.ndim else np.expand_dims(dout, ax), ax, 0)
+    np.add.at(np.moveaxis(dx, ax, 0), flat.reshape(-1), rows)
+    return dx, None
+
+
+# -- tile / expand_v2 ------------------------------------------------------------------------------
+tile = register_op("tile", inputs=["X", "RepeatTimes?", "repeat_times_tensor*?"],
+                   outputs=["Out"], attrs={"repeat_times": (AttrType.INTS, [])},
+                   no_grad=["RepeatTimes", "repeat_times_tensor"])
+
+
+def _aligned_repeats(shape: tuple, repeat_times) -> tuple[tuple, tuple]:
+    """(shape, repeats) padded with leading 1s to the same rank, as Paddle's tile does."""
+    repeats = tuple(int(r) for r in repeat_times)
+    rank = max(len(shape), len(repeats))
+    return (1,) * (rank - len(shape)) + tuple(shape), (1,) * (rank - len(repeats)) + repeats
+
+
+@tile.def_infer_shape
+def tile_shape(x: Meta, repeat_tensor=None, repeat_list=None, *, repeat_times):
+    if repeat_tensor is not None or repeat_list:
+        return Meta((-1,) * max(len(x.shape), len(repeat_times)), x.dtype)
+    shape, repeats = _aligned_repeats(x.shape, repeat_times)
+    for r in repeats:
+        if r <= 0:
+            raise ValueError(f"All elements in repeat_times must be positive for tile, received "
+                             f"{list(repeat_times)}")
+    return Meta(tuple(-1 if d == -1 else d * r for d, r in zip(shape, repeats)), x.dtype)
+
+
+def _runtime_repeats(repeat_tensor, repeat_list, repeat_times) -> list[int]:
+    if repeat_tensor is not None:
+        return [int(v) for v in repeat_tensor.ravel()]
+    if repeat_list:
+        return [int(t.reshape(())) for t in repeat_list]
+    return list(repeat_times)
+
+
+@tile.def_kernel
+def tile_kernel(x, repeat_tensor=None, repeat_list=None, *, repeat_times):
+    return np.tile(x, _runtime_repeats(repeat_tensor, repeat_list, repeat_times))
+
+
+@tile.def_grad
+def tile_grad(x, repeattimes, repeat_times_tensor, dout, *, repeat_times):
+    repeats = _runtime_repeats(repeattimes, repeat_times_tensor, repeat_times)
+    shape, repeats = _aligned_repeats(x.shape, repeats)
+    split = dout.reshape([v for pair in zip(repeats, shape) for v in pair])
+    return split.sum(axis=tuple(range(0, split.ndim, 2))).reshape(x.shape), None, None
+
+
+expand_v2 = register_op("expand_v2", inputs=["X", "Shape?", "expand_shapes_tensor*?"],
+                        outputs=["Out"], attrs={"shape": (AttrType.INTS, [])},
+                        no_grad=["Shape", "expand_shapes_tensor"])
+
+
+def _expanded(x_shape: tuple, shape) -> tuple:
+    if len(shape) < len(x_shape):
+        raise ValueError(f"The number of elements ({len(shape)}) of 'shape' for expand_v2 op "
+                         f"must be greater than or equal to the rank ({len(x_shape)}) of the "
+                         f"input {list(x_shape)}.")
+    lead = len(shape) - len(x_shape)
+    out = []
+    for i, target in enumerate(shape):
+        dim = x_shape[i - lead] if i >= lead else 1
+        if target == -1 and i >= lead:
+            out.append(dim)
+        elif dim not in (1, -1, target) and target >= 0:
+            raise ValueError(f"expand_v2: the {i}-th dim of the input {list(x_shape)} is {dim}; "
+                             f"it must be 1 or equal to the target {target} (shape "
+                             f"{list(shape)})")
+        else:
+            out.append(int(target))
+    return tuple(out)
+
+
+@expand_v2.def_infer_shape
+def expand_v2_shape(x: Meta, shape_tensor=None, shape_list=None, *, shape):
+    if shape_tensor is not None:
+        return Meta((-1,) * max(shape_tensor.shape[0], 0), x.dtype)
+    return Meta(_expanded(tuple(x.shape), [-1 if s == -2 else s for s in shape]), x.dtype)
+
+
+@expand_v2.def_kernel
+def expand_v2_kernel(x, shape_tensor=None, shape_list=None, *, shape):
+    if shape_tensor is not None:
+        shape = [int(v) for v in shape_tensor.ravel()]
+    elif shape_list:
+        shape = [int(t.reshape(())) for t in shape_list]
+    return np.broadcast_to(x, _expanded(x.shape, shape)).copy()
+
+
+@expand_v2.def_grad
+def expand_v2_grad(x, dout):
+    return dout, None, None     # reduced to X's shape by the registry (unbroadcast)
+
+
+# -- argsort ---------------------------------------------------------------------------------------
+argsort = register_op("argsort", inputs=["X"], outputs=["Out", "Indices"],
+                      attrs={"axis": -1, "descending": False},
+                      infer_shape=lambda x, **_: (x, Meta(x.shape, VarType.INT64)))
+
+
+@argsort.def_kernel
+def argsort_kernel(x, *, axis, descending):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    ax = normalize_axis(axis, x.ndim)
+    order = np.argsort(-x if descending else x, axis=ax, kind="stable")
+    return np.take_along_axis(x, order, axis=ax), order.astype(np.int64)
+
+
+@argsort.def_grad
+def argsort_grad(x, indices, dout, *, axis):
+    if x.ndim == 0:
+        return dout.copy()
+    dx = np.zeros_like(x)
+    np.put_along_axis(dx, indices, dout, axis=normalize_axis(axis, x.ndim))
+    return dx
+
+
+# -- one_hot_v2 ----------------------------------------------------------------------------------
+one_hot_v2 = register_op("one_hot_v2", inputs=["X", "depth_tensor?"], outputs=["Out"],
+                         attrs={"depth": -1, "dtype": int(VarType.FP32),
+                                "allow_out_of_range": False}, differentiable=False)
+
+
+@one_hot_v2.def_infer_shape
+def one_hot_v2_shape(x: Meta, depth_tensor=None, *, depth, dtype, **_):
+    return Meta(tuple(x.shape) + (-1 if depth_tensor is not None else depth,), VarType(dtype))
+
+
+@one_hot_v2.def_kernel
+def one_hot_v2_kernel(x, depth_tensor=None, *, depth, dtype, allow_out_of_range):
+    depth = int(depth_tensor.reshape(())) if depth_tensor is not None else depth
+    if x.size and not allow_out_of_range:
+        if x.min() < 0:
+            raise ValueError(f"Illegal index value, Input(input) value should be at least 0, "
+                             f"but received input ({x.min()}) less than 0")
+        if x.max() >= depth:
+            raise ValueError(f"Illegal index value, Input(input) value should be less than "
+                             f"Input(depth), but received input ({x.max()}) not less than "
+                             f"depth ({depth})")
+    return (x[..., None] == np.arange(depth)).astype(to_numpy_dtype(dtype))
+
+
+
+
+# -- arg_min (paddle.argmin): arg_max's attributes and shape rule ----------------------------------
+arg_min = register_op("arg_min", inputs=["X"], outputs=["Out"], differentiable=False,
+                      attrs={"axis": (AttrType.LONG, 0), "keepdims": False, "flatten": False,
+                             "dtype": 3}, infer_shape=arg_max_shape)
+
+
+@arg_min.def_kernel
+def arg_min_kernel(x, *, axis, keepdims, flatten, dtype):
+    np_dtype = to_numpy_dtype(dtype if dtype != -1 else VarType.INT64)
+    if flatten or x.ndim == 0:
+        out = np.asarray(np.argmin(x))
+        return out.reshape((1,) * x.ndim if keepdims else ()).astype(np_dtype)
+    return np.argmin(x, axis=normalize_axis(axis, x.ndim), keepdims=keepdims).astype(np_dtype)
+
+
+# -- p_norm (paddle.nn.functional.normalize, paddle.linalg.norm) -----------------------------------
+p_norm = register_op("p_norm", inputs=["X"], outputs=["Out"],
+                     attrs={"porder": 2.0, "axis": -1, "epsilon": 1e-12, "keepdim": False,
+                            "asvector": False})
+
+
+def _norm_axes(ndim: int, axis: int, asvector: bool) -> tuple | None:
+    return None if asvector or ndim == 0 else (normalize_axis(axis, ndim),)
+
+
+@p_norm.def_infer_shape
+def p_norm_shape(x: Meta, *, axis, keepdim, asvector, **_):
+    axes = _norm_axes(len(x.shape), axis, asvector)
+    if axes is None:
+        return Meta((1,) * len(x.shape) if keepdim else (), x.dtype)
+    return Meta(tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keepdim else
+                tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+
+@p_norm.def_kernel
+def p_norm_kernel(x, *, porder, axis, keepdim, asvector):
+    axes, magnitude = _norm_axes(x.ndim, axis, asvector), np.abs(x)
+    if porder == 0:
+        out = np.count_nonzero(x, axis=axes, keepdims=keepdim)
+    elif np.isinf(porder):
+        out = (np.max if porder > 0 else np.min)(magnitude, axis=axes, keepdims=keepdim)
+    else:
+        p = x.dtype.type(porder)
+        out = np.power(np.sum(np.power(magnitude, p), axis=axes, keepdims=keepdim), 1 / p)
+    return np.asarray(out, dtype=x.dtype)
+
+
+@p_norm.def_grad
+def p_norm_grad(x, out, dout, *, porder, axis, epsilon, keepdim, asvector):
+    axes = _norm_axes(x.ndim, axis, asvector)
+    if not keepdim:
+        kept = tuple(1 if axes is None or i in axes else d for i, d in enumerate(x.shape))
+        out, dout = out.reshape(kept), dout.reshape(kept)
+    if porder == 0:
+        return np.zeros_like(x)
+    if np.isinf(porder):
+        return np.sign(x) * (np.abs(x) == out) * dout
+    p = x.dtype.type(porder)
+    scale = dout / np.maximum(np.power(out, p - 1), x.dtype.type(epsilon))
+    return np.sign(x) * np.power(np.abs(x), p - 1) * scale
