@@ -47,21 +47,23 @@ def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, name: str
                     {"trans_x": transpose_x, "trans_y": transpose_y}, name=name)
 
 
-def _reduce(op_type: str, x, axis, keepdim: bool, name: str | None, layer: str):
-    if axis is None or (isinstance(axis, (list, tuple)) and len(axis) == 0):
-        attrs = {"dim": [0], "keep_dim": keepdim, "reduce_all": True}
-    else:
-        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-        attrs = {"dim": axes, "keep_dim": keepdim, "reduce_all": False}
-    return apply_op(op_type, {"X": x}, attrs, name=name, layer=layer)
+def _reduce(op_type: str, x, axis, keepdim: bool, name: str | None, layer: str,
+            flag_all: bool):
+    """Paddle 2.6's reduce attrs: ``dim`` lists the axes ([] for all of them); mean also sets
+    ``reduce_all`` when every axis is reduced, sum never does."""
+    axes = [] if axis is None else list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    ndim = len(x.shape)
+    reduce_all = flag_all and (not axes or len(axes) == ndim)
+    return apply_op(op_type, {"X": x}, {"dim": axes, "keep_dim": keepdim,
+                                        "reduce_all": reduce_all}, name=name, layer=layer)
 
 
 def mean(x, axis=None, keepdim: bool = False, name: str | None = None):
-    return _reduce("reduce_mean", x, axis, keepdim, name, "mean")
+    return _reduce("reduce_mean", x, axis, keepdim, name, "mean", flag_all=True)
 
 
 def sum(x, axis=None, dtype=None, keepdim: bool = False, name: str | None = None):
-    return _reduce("reduce_sum", x, axis, keepdim, name, "sum")
+    return _reduce("reduce_sum", x, axis, keepdim, name, "sum", flag_all=False)
 
 
 def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
