@@ -149,29 +149,39 @@ class PyLayerNode(Node):
         self.ctx = None
 
     def apply(self, grads: list) -> list:
+        return self._run_backward(grads, graph=False)
+
+    def apply_graph(self, grads: list) -> list:
+        """``create_graph``: backward runs with grad recording on (spec §8), so the Tensors
+        it returns stay on the tape (unless it is ``once_differentiable``)."""
+        return self._run_backward(grads, graph=True)
+
+    def _run_backward(self, grads: list, graph: bool) -> list:
         ctx = self.ctx
         args, k = [], 0
         for dup, count in self.out_slots:
-            slot = [self._incoming(grads[k + j], k + j) for j in range(count)]
+            slot = [self._incoming(grads[k + j], k + j, graph) for j in range(count)]
             args.append(slot if dup else slot[0])
             k += count
         try:
-            with no_grad():
+            with set_grad_enabled(graph):
                 result = self.cls.backward(ctx, *args)
         except Exception as exc:
             raise OSError(f"Error message in backward of PyLayer '{self.name}':\n"
                           f"  {type(exc).__name__}: {exc}") from exc
-        return self._check(result)
+        return self._check(result, graph)
 
-    def _incoming(self, g, index: int) -> Tensor | None:
+    def _incoming(self, g, index: int, graph: bool) -> Tensor | None:
         shape, dtype = self.out_meta[index]
         if g is None:
             return Tensor._wrap(np.zeros(shape, dtype)) if self.ctx.materialize_grads else None
         if self.ctx.grad_in_dtype_consistent and g.dtype != dtype:
             g = g.astype(dtype)
-        return Tensor._wrap(g)
+        return g if graph else Tensor._wrap(g)
 
-    def _check(self, result: Any) -> list:
+    def _check(self, result: Any, graph: bool) -> list:
+        """The gradient per input tensor: arrays, or the returned Tensors when ``graph``."""
+        to_grad = self._grad_tensor if graph else self._grad_array
         values = result if isinstance(result, tuple) else (result,)
         n_slots = len(self.in_slots)
         if len(values) > n_slots:
@@ -198,10 +208,15 @@ class PyLayerNode(Node):
                     raise ValueError(f"{self.name}'s backward function should return {count} "
                                      f"gradients at {i} position (a list input), but returned "
                                      f"{len(grads)}.")
-                flat.extend(self._grad_array(g) for g in grads)
+                flat.extend(to_grad(g) for g in grads)
             else:
-                flat.append(self._grad_array(value))
+                flat.append(to_grad(value))
         return flat
+
+    @classmethod
+    def _grad_tensor(cls, value: Any):
+        cls._grad_array(value)                  # the same type check
+        return value
 
     @staticmethod
     def _grad_array(value: Any):

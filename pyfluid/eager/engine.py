@@ -6,27 +6,41 @@ for an input produced by another node, ``(None, 0, leaf)`` for a leaf that needs
 or None. Edges are captured when the op runs, so a later in-place re-pointing of a tensor
 (a PyLayer returning its input) does not change older nodes.
 
-``backward`` counts, for every node reachable from the roots, how many edges point at it,
-then runs nodes whose count dropped to zero (a topological order), summing the incoming
-gradients of each output first. Leaves accumulate into ``tensor.grad`` across calls."""
+Nodes are numbered as they are created, so a node's inputs come from lower-numbered nodes.
+``backward`` runs the nodes that received a gradient from the highest number down (a
+topological order, the reverse op order the static backward uses), each once all of its
+consumers have added their contributions. Leaves accumulate into ``tensor.grad`` across
+calls.
+
+With ``create_graph`` (``paddle.grad(..., create_graph=True)``) the gradients are Tensors and
+every node runs its backward as recorded eager ops (``Node.apply_graph``), so the results
+can be differentiated again."""
 from __future__ import annotations
 
+import contextlib
+import heapq
+import itertools
 from typing import Any, Sequence
 
 import numpy as np
 
+from .grad_mode import set_grad_enabled
 from .tensor import Tensor, is_zeros_view
+
+
+NODE_NUMBERS = itertools.count()     # creation order of nodes: a topological order
 
 
 class Node:
     """One backward step. Subclasses implement ``apply(grads) -> grads per edge``."""
 
-    __slots__ = ("edges", "n_outputs", "released")
+    __slots__ = ("edges", "n_outputs", "released", "seq")
 
     def __init__(self, edges: list, n_outputs: int):
         self.edges = edges
         self.n_outputs = n_outputs
         self.released = False
+        self.seq = next(NODE_NUMBERS)
 
     @property
     def name(self) -> str:
@@ -34,6 +48,12 @@ class Node:
 
     def apply(self, grads: list) -> list:
         raise NotImplementedError
+
+    def apply_graph(self, grads: list) -> list:
+        """``apply`` on Tensors, recording the backward computation on the tape."""
+        raise RuntimeError(f"(NotFound) The Op {self.name} doesn't have any grad op. If you "
+                           "don't intend calculating higher order derivatives, please set "
+                           "`create_graph` to False.")
 
     def release(self) -> None:
         """Free what the node saved for backward (called unless retain_graph)."""
@@ -64,72 +84,88 @@ def accumulate_leaf(t: Tensor, g: np.ndarray) -> None:
         t.grad._array = t.grad._array + g
 
 
-def _seed(t: Tensor, grad: Any) -> np.ndarray:
+def _seed(t: Tensor, grad: Any, create_graph: bool = False):
+    """The initial gradient of ``t``: an array, or a Tensor (kept on the tape) when
+    ``create_graph``."""
     if grad is None:
-        return np.ones_like(t._array)
+        ones = np.ones_like(t._array)
+        return Tensor._wrap(ones) if create_graph else ones
     array = grad._array if isinstance(grad, Tensor) else np.asarray(grad)
     if array.shape != t._array.shape:
         raise ValueError(f"The shape of grad_tensor {list(array.shape)} must equal the shape "
                          f"of the tensor it is the gradient of, {list(t._array.shape)}")
-    return array.astype(t._array.dtype, copy=False)
+    if not create_graph:
+        return array.astype(t._array.dtype, copy=False)
+    if not isinstance(grad, Tensor):
+        return Tensor._wrap(array.astype(t._array.dtype))
+    return grad if array.dtype == t._array.dtype else grad.astype(t._array.dtype)
 
 
-def _run_graph(roots: Sequence[Tensor], seeds: Sequence[np.ndarray], retain_graph: bool,
-               captures: dict | None = None, blocked: set | None = None) -> None:
+def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool,
+               captures: dict | None = None, blocked: set | None = None,
+               create_graph: bool = False) -> None:
     """The reverse sweep. ``captures`` (for ``grad()``) maps ``(node, index)`` or a leaf's id
-    to a result slot and stops leaf accumulation; ``blocked`` keys get no gradient."""
+    to a result slot and stops leaf accumulation; ``blocked`` keys get no gradient. With
+    ``create_graph`` the seeds and gradients are Tensors and nodes run ``apply_graph``."""
     buffers: dict[Node, list] = {}
+    pending: list = []                       # heap of (-seq, node) with a gradient buffer
     for t, g in zip(roots, seeds):
-        if t._node is None:
+        node = t._node
+        if node is None:
             _deliver_leaf(t, g, captures, blocked)
-        else:
-            _add(buffers, t._node, t._out_index, g)
-    deps: dict[Node, int] = {}
-    stack = list(buffers)
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for edge in node.edges:
-            if edge is not None and edge[0] is not None:
-                child = edge[0]
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-    ready = [n for n in seen if n not in deps]
-    while ready:
-        node = ready.pop()
-        grads = buffers.pop(node, None)
-        if captures is not None and grads is not None:
-            for i, g in enumerate(grads):
-                if (node, i) in captures and g is not None:
-                    captures[(node, i)] = g
-        if blocked:
-            grads = [None if (node, i) in blocked else g for i, g in enumerate(grads or ())]
-        results = None
-        if grads is not None and any(g is not None for g in grads):
-            if node.released:
-                raise RuntimeError(
-                    f"Trying to run backward of {node.name} a second time: its saved values "
-                    "were released by the first backward. Pass retain_graph=True to the first "
-                    "backward() / paddle.grad() call to keep them.")
-            results = node.apply(grads)
-        for k, edge in enumerate(node.edges):
-            if edge is None:
+            continue
+        if node not in buffers:
+            heapq.heappush(pending, (-node.seq, node))
+        _add(buffers, node, t._out_index, g)
+    plain = captures is None and not blocked          # backward(): leaves accumulate
+    while pending:
+        node = heapq.heappop(pending)[1]
+        grads = buffers.pop(node)
+        if not plain:
+            grads = _capture(node, grads, captures, blocked)
+            if grads is None:
                 continue
-            child, index, tensor = edge
-            g = results[k] if results is not None else None
+        if node.released:
+            raise RuntimeError(
+                f"Trying to run backward of {node.name} a second time: its saved values "
+                "were released by the first backward. Pass retain_graph=True to the first "
+                "backward() / paddle.grad() call to keep them.")
+        results = node.apply_graph(grads) if create_graph else node.apply(grads)
+        edges = node.edges
+        if len(results) != len(edges):
+            raise RuntimeError(f"backward of {node.name} returned {len(results)} gradients "
+                               f"for {len(edges)} inputs")
+        for edge, g in zip(edges, results):
+            if g is None or edge is None:
+                continue
+            child = edge[0]
             if child is None:
-                if g is not None:
-                    _deliver_leaf(tensor, g, captures, blocked)
+                if plain:
+                    accumulate_leaf(edge[2], g)
+                else:
+                    _deliver_leaf(edge[2], g, captures, blocked)
                 continue
-            if g is not None:
-                _add(buffers, child, index, g)
-            deps[child] -= 1
-            if deps[child] == 0:
-                ready.append(child)
+            slots = buffers.get(child)                 # _add, inlined (the hot path)
+            if slots is None:
+                slots = buffers[child] = [None] * child.n_outputs
+                heapq.heappush(pending, (-child.seq, child))
+            index = edge[1]
+            slots[index] = g if slots[index] is None else slots[index] + g
         if not retain_graph:
             node.release()
+
+
+def _capture(node: Node, grads: list, captures: dict | None, blocked: set | None):
+    """Record the gradients ``grad()`` asked for; drop blocked ones (None: none is left)."""
+    if captures is not None:
+        for i, g in enumerate(grads):
+            if g is not None and (node, i) in captures:
+                captures[(node, i)] = g
+    if blocked:
+        grads = [None if (node, i) in blocked else g for i, g in enumerate(grads)]
+        if all(g is None for g in grads):
+            return None
+    return grads
 
 
 def _add(buffers: dict, node: Node, index: int, g: np.ndarray) -> None:
@@ -166,33 +202,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool = False,
          no_grad_vars=None) -> list:
     """The gradients of ``outputs`` with respect to ``inputs``, returned instead of being
-    accumulated into ``.grad`` (Paddle's ``paddle.grad``)."""
-    if create_graph:
-        raise NotImplementedError("paddle.grad(create_graph=True): higher-order gradients are "
-                                  "not supported by pyfluid's eager engine")
+    accumulated into ``.grad`` (Paddle's ``paddle.grad``). With ``create_graph=True`` the
+    backward computation is recorded, so the results can be differentiated again;
+    ``retain_graph`` defaults to ``create_graph``."""
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    single = isinstance(inputs, Tensor)
-    inputs = [inputs] if single else list(inputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outputs) if grad_outputs is None else [grad_outputs]
     if len(grad_outputs) != len(outputs):
         raise ValueError(f"The length of grad_outputs ({len(grad_outputs)}) must equal the "
                          f"length of outputs ({len(outputs)})")
+    create_graph = bool(create_graph)
+    retain_graph = create_graph if retain_graph is None else bool(retain_graph)
     keys = [id(t) if t._node is None else (t._node, t._out_index) for t in inputs]
     captures: dict = {key: None for key in keys}
     blocked = None
     if no_grad_vars is not None:
         no_grad_vars = [no_grad_vars] if isinstance(no_grad_vars, Tensor) else no_grad_vars
         blocked = {id(t) if t._node is None else (t._node, t._out_index) for t in no_grad_vars}
-    pairs = [(t, _seed(t, g)) for t, g in zip(outputs, grad_outputs) if not t.stop_gradient]
+    pairs = [(t, _seed(t, g, create_graph)) for t, g in zip(outputs, grad_outputs)
+             if not t.stop_gradient]
     if pairs:
-        _run_graph([t for t, _ in pairs], [g for _, g in pairs], bool(retain_graph),
-                   captures, blocked)
+        with set_grad_enabled(True) if create_graph else contextlib.nullcontext():
+            _run_graph([t for t, _ in pairs], [g for _, g in pairs], retain_graph,
+                       captures, blocked, create_graph)
     results = []
     for i, key in enumerate(keys):
         g = captures[key]
         if g is None and not allow_unused:
             raise ValueError(f"The {i}-th input does not appear in the backward graph. Please "
                              "check the input tensor or set allow_unused=True to get None result.")
-        results.append(None if g is None else Tensor._wrap(g))
+        results.append(g if g is None or create_graph else Tensor._wrap(g))
     return results

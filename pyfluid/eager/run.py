@@ -3,15 +3,16 @@
 ``run_op`` calls the kernel the static Executor would call (``OpDef.bound_kernel``) and, when
 an input needs a gradient, records an :class:`OpNode`. Backward runs the derived
 ``<type>_grad`` op's kernel, or, for ops with a custom grad maker, the grad-op specs the
-static ``append_backward`` would append: one declaration serves both modes."""
+static ``append_backward`` would append (``grad_specs.py``): one declaration serves both
+modes. ``create_graph`` runs the same grad ops as recorded eager ops (``higher_order.py``)."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ..ops.registry import EMPTY_VAR, GRAD_SUFFIX, get_op, grad_name
-from .engine import Node, edge_of
+from ..ops.registry import GRAD_SUFFIX, get_op
+from .engine import NODE_NUMBERS, Node, edge_of
 from .grad_mode import _GradMode
 from .tensor import Tensor
 
@@ -23,12 +24,13 @@ class _OpInfo:
         self.opdef = opdef = get_op(op_type)
         self.inputs = opdef.inputs
         self.single_output = len(opdef.outputs) == 1
-        self.differentiable = opdef.differentiable and (
-            opdef.grad_fn is not None or opdef.grad_maker is not None)
+        # A rule makes an op differentiable; grad ops get one from ops/double_grad.py.
+        self.differentiable = opdef.grad_fn is not None or opdef.grad_maker is not None
         self.diff_slots = tuple(i for i, s in enumerate(opdef.inputs) if s.name not in opdef.no_grad)
         self.has_duplicable = any(s.duplicable for s in opdef.inputs) or any(
             s.duplicable for s in opdef.outputs)
         self.grad_def = None
+        self.saved_then_dout = False
         self.grad_args: tuple = ()      # per grad-op input: (is_dout, forward index, is_output)
         self.saved_values: tuple = ()   # what a node keeps: (forward index, is_output)
         self.saved_inputs: tuple = ()   # forward input slots among them (version-checked)
@@ -49,26 +51,40 @@ class _OpInfo:
                                       for is_dout, index, is_output in args if not is_dout)
             self.saved_inputs = tuple(index for index, is_output in self.saved_values
                                       if not is_output)
-        self._bound: dict = {}          # (grad?, attrs key) -> (kernel, kwargs)
+            # The usual layout: saved values, then the one output's gradient.
+            self.saved_then_dout = len(opdef.outputs) == 1 and [a[0] for a in args] == [
+                False] * (len(args) - 1) + [True]
+        self._bound: dict = {}          # attrs key -> [kernel, kwargs, grad (kernel, kwargs)]
 
-    def bound(self, attrs: dict, grad: bool = False) -> tuple:
-        """``OpDef.bound_kernel`` of the op (or its grad op), memoized by attribute values."""
-        key = (grad, *attrs.items())
+    def bound(self, attrs: dict) -> list:
+        """``[kernel, kwargs, None]``: ``OpDef.bound_kernel`` of the op, memoized by attribute
+        values; the third entry caches the grad op's (``bound_grad``)."""
+        if not attrs:
+            found = self._bound.get(())
+            if found is not None:
+                return found
         try:
+            key = tuple(attrs.items())
             found = self._bound.get(key)
         except TypeError:                # list-valued attributes: hash them as tuples
-            key = (grad, *((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()))
+            key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())
             try:
                 found = self._bound.get(key)
             except TypeError:            # still unhashable: no memo
                 key, found = None, None
         if found is None:
-            found = (self.grad_def if grad else self.opdef).bound_kernel(attrs)
+            found = [*self.opdef.bound_kernel(attrs), None]
             if key is not None:
                 if len(self._bound) >= _MAX_BOUND:
                     self._bound.clear()
                 self._bound[key] = found
         return found
+
+    def bound_grad(self, entry: list, attrs: dict) -> tuple:
+        """The grad op's ``(kernel, kwargs)`` for the attrs of a ``bound`` entry."""
+        if entry[2] is None:
+            entry[2] = self.grad_def.bound_kernel(attrs)
+        return entry[2]
 
 
 _INFO: dict[str, _OpInfo] = {}
@@ -90,7 +106,8 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
     """Run ``op_type`` on eager Tensors. Returns one Tensor when the op has one output slot,
     else a tuple with one entry per output slot (a list for duplicable slots)."""
     info = _INFO.get(op_type) or _info(op_type)
-    attrs = attrs or {}
+    if attrs is None:
+        attrs = {}
     tensors: list = []            # per input slot: Tensor, list of Tensors, or None
     args: list = []
     needs_grad = False
@@ -108,20 +125,22 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
             args.append([t._array for t in ts])
             needs_grad = needs_grad or any(not t.stop_gradient for t in ts)
         else:
-            t = value if isinstance(value, Tensor) else _as_tensor(value)
-            tensors.append(t)
-            args.append(t._array)
-            needs_grad = needs_grad or not t.stop_gradient
-    kernel, kwargs = info.bound(attrs)
+            if not isinstance(value, Tensor):
+                value = _as_tensor(value)
+            tensors.append(value)
+            args.append(value._array)
+            if not value.stop_gradient:
+                needs_grad = True
+    entry = info.bound(attrs)
     try:
-        result = kernel(*args, **kwargs)
+        result = entry[0](*args, **entry[1])
     except Exception as exc:
-        raise _explain(op_type, info, args, exc) from exc
+        raise _explain(op_type, info.inputs, args, exc) from exc
     record = needs_grad and info.differentiable and _GradMode.enabled
     if info.single_output and not isinstance(result, list):
         out = Tensor._wrap(result, not record)
         if record:
-            _record(info, attrs, tensors, args, (result,), [out])
+            _record(info, attrs, entry, tensors, args, (result,), [out])
         return out
     results = (result,) if info.single_output else result
     outs = []
@@ -131,23 +150,29 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
         else:
             outs.append(None if value is None else Tensor._wrap(value, not record))
     if record:
-        _record(info, attrs, tensors, args, results,
+        _record(info, attrs, entry, tensors, args, results,
                 [o for out in outs for o in (out if isinstance(out, list) else [out])])
     return outs[0] if info.single_output else tuple(outs)
 
 
-def _record(info: _OpInfo, attrs: dict, tensors: list, args: list, results: tuple,
-            flat_outs: list) -> None:
+def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
+            results: tuple, flat_outs: list) -> None:
+    """Put an :class:`OpNode` for this call on the tape (``entry``: its ``bound`` memo)."""
     edges = []
     for i in info.diff_slots:
         t = tensors[i]
         if t is None:
-            edges.append(None)
-        elif isinstance(t, list):
+            if not info.inputs[i].duplicable:      # an absent list has no tensors, no edges
+                edges.append(None)
+        elif t.__class__ is list:
             edges.extend(edge_of(x) for x in t)
-        else:
-            edges.append(edge_of(t))
+        elif t.stop_gradient:
+            edges.append(None)
+        else:                                      # edge_of, inlined (the hot path)
+            node = t._node
+            edges.append((node, t._out_index, None) if node is not None else (None, 0, t))
     node = OpNode(info, attrs, edges, len(flat_outs))
+    node.bound = entry
     if info.has_duplicable:
         node.layout = tuple(len(tensors[i] or ()) if info.inputs[i].duplicable else -1
                             for i in info.diff_slots)
@@ -159,33 +184,39 @@ def _record(info: _OpInfo, attrs: dict, tensors: list, args: list, results: tupl
             node.out_meta = [(o._array.shape, o._array.dtype) if o is not None else None
                              for o in flat_outs]
     else:                                   # a grad maker may read any input or output
-        node.saved = (tensors, args, results)
+        node.saved = (args, results)
         saved_inputs = range(len(tensors))
-    versions = []
-    for index in saved_inputs:
-        t = tensors[index]
-        if isinstance(t, list):
-            versions.extend((x, x._version) for x in t)
-        elif t is not None:
-            versions.append((t, t._version))
-    node.versions = versions
-    for k, o in enumerate(flat_outs):
-        if o is not None:
-            o._node = node
-            o._out_index = k
+    if saved_inputs:
+        versions = []
+        for index in saved_inputs:
+            t = tensors[index]
+            if t.__class__ is list:
+                versions.extend((x, x._version) for x in t)
+            elif t is not None:
+                versions.append((t, t._version))
+        node.versions = versions
+    if len(flat_outs) == 1 and flat_outs[0] is not None:
+        flat_outs[0]._node = node
+    else:
+        for k, o in enumerate(flat_outs):
+            if o is not None:
+                o._node = node
+                o._out_index = k
 
 
 class OpNode(Node):
     """The backward step of one recorded op."""
 
-    __slots__ = ("info", "attrs", "saved", "versions", "out_meta", "layout")
+    __slots__ = ("info", "attrs", "bound", "saved", "versions", "out_meta", "layout")
 
     def __init__(self, info: _OpInfo, attrs: dict, edges: list, n_outputs: int):
         self.edges = edges
         self.n_outputs = n_outputs
         self.released = False
+        self.seq = next(NODE_NUMBERS)
         self.info = info
         self.attrs = attrs
+        self.bound = None     # the op's ``_OpInfo.bound`` entry (caches the grad kernel)
         self.versions = ()
         self.out_meta = None
         self.layout = ()      # per differentiable slot: tensor count if duplicable, else -1
@@ -195,11 +226,49 @@ class OpNode(Node):
         return f"{self.info.opdef.type}_grad"
 
     def release(self) -> None:
-        super().release()
+        self.released = True
         self.saved = None
         self.versions = ()
 
     def apply(self, grads: list) -> list:
+        if self.versions:
+            self.check_versions()
+        info = self.info
+        if info.grad_def is None:
+            return apply_grad_specs(self, grads, graph=False)
+        if info.saved_then_dout and self.n_outputs == 1:   # its gradient is never None here
+            args = self.saved + grads
+        else:
+            args, saved = [], iter(self.saved)
+            for is_dout, index, _ in info.grad_args:
+                if is_dout:
+                    g = grads[index]
+                    if g is None:
+                        shape, dtype = self.out_meta[index]
+                        g = np.zeros(shape, dtype)
+                    args.append(g)
+                else:
+                    args.append(next(saved))
+        entry = self.bound or info.bound(self.attrs)
+        kernel, kwargs = entry[2] or info.bound_grad(entry, self.attrs)
+        if info.grad_def.takes_wanted:       # skip gradients no edge reads (a data input's)
+            kwargs = {**kwargs, "wanted": self.wanted()}
+        try:
+            result = kernel(*args, **kwargs)
+        except Exception as exc:
+            raise _explain(info.grad_def.type, info.grad_def.inputs, args, exc) from exc
+        if len(info.diff_slots) == 1:
+            return [result] if not info.has_duplicable else self.flatten((result,))
+        return self.flatten(result)
+
+    def apply_graph(self, grads: list) -> list:
+        """``apply`` with Tensor gradients, run as recorded ops (``create_graph``)."""
+        self.check_versions()
+        if self.info.grad_def is None:
+            return apply_grad_specs(self, grads, graph=True)
+        return self.flatten(run_grad_op_on_tape(self, grads))
+
+    def check_versions(self) -> None:
         for t, version in self.versions:
             if t._version != version:
                 raise RuntimeError(
@@ -210,125 +279,41 @@ class OpNode(Node):
                     f"computation.\n  [Hint: Expected tensor_version == wrapper_version_snapshot, "
                     f"but received tensor_version:{t._version} != "
                     f"wrapper_version_snapshot:{version}.]")
-        info = self.info
-        if info.grad_def is None:
-            return self._apply_grad_maker(grads)
-        args, saved = [], iter(self.saved)
-        for is_dout, index, _ in info.grad_args:
-            if is_dout:
-                g = grads[index]
-                if g is None:
-                    shape, dtype = self.out_meta[index]
-                    g = np.zeros(shape, dtype)
-                args.append(g)
-            else:
-                args.append(next(saved))
-        kernel, kwargs = info.bound(self.attrs, grad=True)
-        if info.grad_def.takes_wanted:       # skip gradients no edge reads (a data input's)
-            kwargs = {**kwargs, "wanted": self._wanted()}
-        try:
-            result = kernel(*args, **kwargs)
-        except Exception as exc:
-            raise _explain(info.grad_def.type, info, args, exc) from exc
-        if len(info.diff_slots) == 1:
-            result = (result,)
-        if not info.has_duplicable:
-            return list(result)
+
+    def flatten(self, per_slot) -> list:
+        """Gradients per differentiable slot -> one per edge."""
+        if not self.info.has_duplicable:
+            return list(per_slot)
         flat = []
-        for g, count in zip(result, self.layout):
+        for g, count in zip(per_slot, self.layout):
             if count < 0:
                 flat.append(g)
             else:
                 flat.extend(g if g is not None else [None] * count)
         return flat
 
-    def _wanted(self) -> tuple:
+    def slot_edges(self, i: int) -> list | None:
+        """The edges of forward input slot ``i`` (None for a slot that takes no gradient)."""
+        k = 0
+        for pos, j in enumerate(self.info.diff_slots):
+            count = self.layout[pos] if self.layout and self.layout[pos] >= 0 else 1
+            if j == i:
+                return self.edges[k:k + count]
+            k += count
+        return None
+
+    def wanted(self) -> tuple:
         """Per forward input slot: whether any of its tensors takes a gradient."""
         info = self.info
         if not self.layout and len(info.diff_slots) == len(info.inputs):
-            return tuple(edge is not None for edge in self.edges)
-        wanted, k = [False] * len(info.inputs), 0
-        for pos, i in enumerate(info.diff_slots):
-            count = self.layout[pos] if self.layout and self.layout[pos] >= 0 else 1
-            wanted[i] = any(edge is not None for edge in self.edges[k:k + count])
-            k += count
-        return tuple(wanted)
-
-    def _apply_grad_maker(self, grads: list) -> list:
-        """Ops with a custom grad maker: run the grad-op specs it builds, by name."""
-        tensors, args, results = self.saved
-        opdef = self.info.opdef
-        env: dict[str, Any] = {}
-        fake = _FakeOp(opdef, self.attrs, args, results, env)
-        flat_out_names = [n for s in opdef.outputs for n in fake.outputs.get(s.name, [])]
-        for name, g in zip(flat_out_names, grads):
-            if g is not None:
-                env[grad_name(name)] = g
-        for spec in opdef.make_grad_ops(fake, set()):
-            gdef = get_op(spec["type"])
-            gargs = []
-            for slot in gdef.inputs:
-                names = [n for n in spec["inputs"].get(slot.name, []) if n != EMPTY_VAR]
-                values = [_lookup(env, n) for n in names]
-                gargs.append(values if slot.duplicable else (values[0] if values else None))
-            kernel, kwargs = gdef.bound_kernel(spec.get("attrs", {}))
-            out = kernel(*gargs, **kwargs)
-            out = (out,) if len(gdef.outputs) == 1 else out
-            for slot, value in zip(gdef.outputs, out):
-                names = spec["outputs"].get(slot.name, [])
-                values = value if slot.duplicable else [value]
-                for n, v in zip(names, values):
-                    if n != EMPTY_VAR and v is not None:
-                        env[n] = env[n] + v if n in env else v
-        flat = []
-        for i in self.info.diff_slots:
-            names = fake.inputs.get(opdef.inputs[i].name, [])
-            flat.extend(env.get(grad_name(n)) for n in names)
-        return flat
+            return tuple([edge is not None for edge in self.edges])
+        return tuple(any(e is not None for e in self.slot_edges(i) or ())
+                     for i in range(len(info.inputs)))
 
 
-def _lookup(env: dict, name: str):
-    """A value by name; the missing gradient of a forward output is zeros (as the static
-    backward fills it with ``fill_any_like``)."""
-    value = env.get(name)
-    if value is None and name.endswith(GRAD_SUFFIX) and name[:-len(GRAD_SUFFIX)] in env:
-        value = np.zeros_like(env[name[:-len(GRAD_SUFFIX)]])
-    return value
-
-
-class _FakeOp:
-    """The slice of the Operator interface a grad maker reads, with made-up var names."""
-
-    def __init__(self, opdef, attrs: dict, args: list, results: tuple, env: dict):
-        """``args``: kernel inputs per input slot; ``results``: values per output slot."""
-        self.type = opdef.type
-        self.attrs = {k: attrs.get(k, spec.default) for k, spec in opdef.attrs.items()}
-        self.inputs: dict = {}
-        self.outputs: dict = {}
-        for side, slots, values in (("in", opdef.inputs, args), ("out", opdef.outputs, results)):
-            target = self.inputs if side == "in" else self.outputs
-            for k, (slot, value) in enumerate(zip(slots, values)):
-                if value is None:
-                    continue
-                values_ = value if slot.duplicable else [value]
-                names = [f"{side}{k}_{j}" for j in range(len(values_))]
-                target[slot.name] = names
-                env.update(zip(names, values_))
-
-    def input(self, slot: str) -> list:
-        return self.inputs.get(slot, [])
-
-    def output(self, slot: str) -> list:
-        return self.outputs.get(slot, [])
-
-    def attr(self, name: str) -> Any:
-        return self.attrs[name]
-
-
-def _explain(op_type: str, info: _OpInfo, args: list, exc: Exception) -> Exception:
+def _explain(op_type: str, slots: tuple, args: list, exc: Exception) -> Exception:
     shapes = []
-    for slot, value in zip(info.inputs if not op_type.endswith("_grad") else
-                           (info.grad_def.inputs if info.grad_def else ()), args):
+    for slot, value in zip(slots, args):
         if isinstance(value, list):
             desc = "[" + ", ".join(f"{v.dtype}{list(v.shape)}" for v in value) + "]"
         else:
@@ -340,3 +325,8 @@ def _explain(op_type: str, info: _OpInfo, args: list, exc: Exception) -> Excepti
         return type(exc)(message)
     except Exception:
         return exc
+
+
+# backward helpers built on the classes above
+from .grad_specs import apply_grad_specs  # noqa: E402
+from .higher_order import run_grad_op_on_tape  # noqa: E402
