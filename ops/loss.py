@@ -304,10 +304,16 @@ def arg_max_shape(x: Meta, *, axis, keepdims, flatten, dtype):
     return Meta(shape, out_dtype)
 
 
-@arg_max.def_kernel
-def arg_max_kernel(x, *, axis, keepdims, flatten, dtype):
-    np_dtype = to_numpy_dtype(dtype if dtype != -1 else VarType.INT64)
-    if flatten or x.ndim == 0:
-        out = np.asarray(np.argmax(x))
-        return out.reshape((1,) * x.ndim if keepdims else ()).astype(np_dtype)
-    return np.argmax(x, axis=normalize_axis(axis, x.ndim), keepdims=keepdims).astype(np_dtype)
+def arg_reduce_kernel(np_fn):
+    """The kernel of arg_max / arg_min (Paddle's attrs: axis, keepdims, flatten, dtype)."""
+    def kernel(x, *, axis, keepdims, flatten, dtype):
+        np_dtype = to_numpy_dtype(dtype if dtype != -1 else VarType.INT64)
+        if flatten or x.ndim == 0:
+            out = np.asarray(np_fn(x))
+            return out.reshape((1,) * x.ndim if keepdims else ()).astype(np_dtype)
+        return np_fn(x, axis=normalize_axis(axis, x.ndim), keepdims=keepdims).astype(np_dtype)
+    kernel.__name__ = f"{np_fn.__name__}_kernel"
+    return kernel
+
+
+arg_max.def_kernel(arg_reduce_kernel(np.argmax))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import broadcast_shape, normalize_axis, reduce_axes
-from .loss import arg_max_shape
+from .loss import arg_max_shape, arg_reduce_kernel
 from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
 from .registry import register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
@@ -296,13 +296,7 @@ arg_min = register_op("arg_min", inputs=["X"], outputs=["Out"], differentiable=F
                              "dtype": 3}, infer_shape=arg_max_shape)
 
 
-@arg_min.def_kernel
-def arg_min_kernel(x, *, axis, keepdims, flatten, dtype):
-    np_dtype = to_numpy_dtype(dtype if dtype != -1 else VarType.INT64)
-    if flatten or x.ndim == 0:
-        out = np.asarray(np.argmin(x))
-        return out.reshape((1,) * x.ndim if keepdims else ()).astype(np_dtype)
-    return np.argmin(x, axis=normalize_axis(axis, x.ndim), keepdims=keepdims).astype(np_dtype)
+arg_min.def_kernel(arg_reduce_kernel(np.argmin))
 
 
 # -- p_norm (paddle.nn.functional.normalize, paddle.linalg.norm) -----------------------------------
