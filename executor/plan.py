@@ -22,6 +22,8 @@ import linecache
 import math
 from typing import Any
 
+import numpy as np
+
 from ..framework.errors import ExecutionError, FetchError
 from ..ops.registry import EMPTY_VAR, get_op
 
@@ -38,10 +40,11 @@ class Plan:
         self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
         self._locals: dict[str, str] = {}
         self.scope_inputs: list[str] = []      # read from the scope before the first op
-        self.write_back: list[str] = []        # persistables written by the ops
+        self.write_back: list[str] = []        # persistables written by the ops or fed
         self.namespace: dict[str, Any] = {}
         self.line_ops: dict[int, int] = {}     # generated line number -> op index
         self.folded: set[str] = set()          # temporaries computed once at compile time
+        self.constant_ids: set[int] = set()    # ids of their values (kept in the namespace)
         self._build()
 
     # -- compilation ------------------------------------------------------------------------
@@ -69,7 +72,8 @@ class Plan:
                 for name in op.input_arg_names:
                     sources |= roots.get(name, {name})
                 for name in op.output_arg_names:
-                    roots[name] = roots.get(name, set()) | sources
+                    if not self._is_persistable(name):     # persistables get a copy
+                        roots[name] = roots.get(name, set()) | sources
         fetched = set(self.fetch_names)
         chosen = set()
         for index, op in enumerate(self.ops):
@@ -107,6 +111,10 @@ class Plan:
                 available.add(name)
                 if self._is_persistable(name) and name not in self.write_back:
                     self.write_back.append(name)
+        # a fed persistable keeps its value in the scope, as Paddle's feed op writes it there
+        self.fed_kept = [n for n in self.feed_names
+                         if self._is_persistable(n) and n not in self.write_back]
+        self.write_back += self.fed_kept
         for name in self.fetch_names:
             if name not in available and name not in self.scope_inputs:
                 self.scope_inputs.append(name)
@@ -164,7 +172,15 @@ class Plan:
             else:
                 targets.append(refs[0] if refs else "_")
         lhs = ", ".join(targets) if targets else "_"
-        return f"{lhs} = k{index}({', '.join(args)})", read_names, written
+        call = f"{lhs} = k{index}({', '.join(args)})"
+        if opdef.views_input or opdef.op_kernel is not None:
+            # a persistable must own its buffer: a view of a parameter kept in the scope would
+            # change with the parameter's in-place updates (this run's or a later one's)
+            for name in written:
+                if self._is_persistable(name):
+                    self.namespace["_own"] = _own
+                    call += f"; {self._local(name)} = _own({self._local(name)})"
+        return call, read_names, written
 
     def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
         """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
@@ -173,8 +189,9 @@ class Plan:
                 or self._is_persistable(op.output_arg_names[0])):
             return None
         name = f"folded{index}"
-        self.namespace[name] = kernel(*[[] if s.duplicable else None for s in opdef.inputs],
-                                      **kwargs)
+        self.namespace[name] = value = kernel(
+            *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        self.constant_ids.add(id(value))
         self.folded.add(op.output_arg_names[0])
         return f"{self._local(op.output_arg_names[0])} = {name}"
 
@@ -196,8 +213,11 @@ class Plan:
             lines.append("    " + call)
             if index in dels:
                 lines.append("    del " + ", ".join(dels[index]))
+        if self.fed_kept:
+            self.namespace["_own"] = _own
         for i, name in enumerate(self.write_back):
-            lines.append(f"    W[{i}]._array = {self._local(name)}")
+            value = self._local(name)
+            lines.append(f"    W[{i}]._array = {f'_own({value})' if name in self.fed_kept else value}")
         fetched = ", ".join(self._local(n) for n in self.fetch_names)
         lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
         source = "\n".join(lines) + "\n"
@@ -215,15 +235,26 @@ class Plan:
             if var is None or var._tensor._array is None:
                 raise self._missing_value(name)
             inputs.append(var._tensor)
-        outputs = [scope.var(name)._tensor for name in self.write_back]
+        # persistables live in the root scope (Paddle's executor creates them there) unless
+        # a scope on the way already holds the name
+        outputs = [(scope.find_var(name) or scope.root().var(name))._tensor
+                   for name in self.write_back]
         return inputs, outputs
 
     def run(self, scope, feeds: list) -> tuple:
         inputs, outputs = self.holders(scope)
+        outside = [h._array for h in inputs] if self.fetch_names else ()
         try:
-            return self.fn(inputs, outputs, feeds)
+            values = self.fn(inputs, outputs, feeds)
         except Exception as exc:
             raise self._explain(exc) from exc
+        if not self.fetch_names:
+            return values
+        # a kernel may return its input as is (an identity gradient), so a fetch of another
+        # name may be a feed, a scope value or a folded constant itself: the caller gets a copy
+        known = self.constant_ids | {id(a) for a in feeds} | {id(a) for a in outside}
+        return tuple(v.copy() if id(v) in known and not shared else v
+                     for v, shared in zip(values, self.fetch_is_shared))
 
     # -- errors -----------------------------------------------------------------------------
     def _readers(self, name: str):
@@ -285,6 +316,11 @@ class Plan:
                "no op of the program computes it and it was not fed")
         return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
                           f"{why}.")
+
+
+def _own(value):
+    """``value`` as an array that shares no buffer with another value."""
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _fused_note(op) -> str:

@@ -48,6 +48,13 @@ class Scope:
             scope = scope._parent
         return None
 
+    def root(self) -> "Scope":
+        """The outermost ancestor (where an Executor keeps persistable variables)."""
+        scope = self
+        while scope._parent is not None:
+            scope = scope._parent
+        return scope
+
     def new_scope(self) -> "Scope":
         kid = Scope(self)
         self._kids.append(kid)

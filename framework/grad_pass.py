@@ -11,6 +11,8 @@ The pass works on op *specs* (plain dicts) and decides every name before it appe
 4. names: a gradient produced more than once is written as partials
    ``x@GRAD@RENAME@block0@k`` and added by one ``sum`` op right before its first reader; a
    gradient name that already exists in the block (double backward) gets a fresh name;
+   a grad op writing a gradient it also reads (the grad of an in-place op, ``Out=X``)
+   replaces it, as in Paddle's ``_addup_repetitive_outputs_``;
 5. the specs are appended as ops with op_role Backward, each carrying its forward op's
    creation site, and gradient variables get their forward variable's shape and dtype.
 """
@@ -140,9 +142,10 @@ class GradPass:
     def _accumulate(self, specs: list[dict]) -> list[dict]:
         total = defaultdict(int)
         for spec in specs:
+            inputs = {n for ns in spec["inputs"].values() for n in ns}
             for ns in spec["outputs"].values():
                 for n in ns:
-                    if n != EMPTY_VAR:
+                    if n != EMPTY_VAR and n not in inputs:   # an in-place output replaces
                         total[n] += 1
         counter: dict[str, int] = defaultdict(int)
         pending: dict[str, list[str]] = {}
@@ -156,19 +159,32 @@ class GradPass:
             summed.add(name)
             self.forward_of.setdefault(name, strip_grad_suffix(name))
 
+        def partial(name: str) -> str:
+            part = f"{name}@RENAME@block{self.block.idx}@{counter[name]}"
+            counter[name] += 1
+            self.forward_of[part] = self.forward_of.get(name) or strip_grad_suffix(name)
+            return part
+
         for spec in specs:
-            for n in [n for ns in spec["inputs"].values() for n in ns]:
+            inputs = [n for ns in spec["inputs"].values() for n in ns]
+            for n in inputs:
                 if n in pending:
                     materialize(n, spec)
+            outs = [n for ns in spec["outputs"].values() for n in ns]
+            replaced: dict[str, list[str]] = {}   # in-place outputs written several times
             for ns in spec["outputs"].values():
                 for i, n in enumerate(ns):
-                    if n != EMPTY_VAR and total[n] > 1:
-                        part = f"{n}@RENAME@block{self.block.idx}@{counter[n]}"
-                        counter[n] += 1
-                        ns[i] = part
-                        pending.setdefault(n, []).append(part)
-                        self.forward_of[part] = self.forward_of.get(n) or strip_grad_suffix(n)
+                    if n != EMPTY_VAR and total[n] > 1 and n not in inputs:
+                        ns[i] = partial(n)
+                        pending.setdefault(n, []).append(ns[i])
+                    elif n in inputs and outs.count(n) > 1:
+                        ns[i] = partial(n)
+                        replaced.setdefault(n, []).append(ns[i])
             result.append(spec)
+            for n, parts in replaced.items():    # their sum replaces the old value
+                result.append({"type": "sum", "inputs": {"X": parts}, "outputs": {"Out": [n]},
+                               "attrs": {}, "_fwd": spec.get("_fwd")})
+                summed.add(n)
         for name in list(pending):
             materialize(name, None)
         return result

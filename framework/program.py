@@ -175,9 +175,11 @@ class Program:
         if not any(op.role == (ROLE_BACKWARD | ROLE_LOSS) for b in self.blocks for op in b.ops):
             self._inference_optimize()
             return
+        from .prune import _names_used
         for block in self.blocks:
             block.ops = [op for op in block.ops if not op.role & dropped]
-            used = {n for op in block.ops for n in op.input_arg_names + op.output_arg_names}
+        for block in self.blocks:    # a var read only inside a sub-block (control flow) stays
+            used = {n for op in block.ops for n in _names_used(self, op)}
             block.vars = {k: v for k, v in block.vars.items() if k in used}
         self._inference_optimize()
 
@@ -249,6 +251,8 @@ def _copy_var(var: Variable, block: Block) -> Variable:
         new = Parameter(block, var.name, var.shape, var.dtype, trainable=var.trainable,
                         optimize_attr=dict(var.optimize_attr), regularizer=var.regularizer,
                         need_clip=var.need_clip, lod_level=var.lod_level)
+        new._stop_gradient = var._stop_gradient        # set apart from trainable by the user
+        new.do_model_average, new.is_distributed = var.do_model_average, var.is_distributed
     else:
         new = Variable(block, var.name, type=var.type, persistable=var.persistable,
                        stop_gradient=var.stop_gradient, is_data=var.is_data,

@@ -40,7 +40,9 @@ ATTR_FIELDS = {
 }
 _WIRE_OF_KIND = {"int": VARINT, "bool": VARINT, "float": FIXED32, "double": FIXED64,
                  "str": LENGTH, "scalar": LENGTH}
-_FLOAT_TYPES = frozenset({AttrType.FLOAT, AttrType.FLOATS, AttrType.FLOAT64, AttrType.FLOAT64S})
+# never memoized: equal keys of different bytes (0.0 == -0.0; a SCALAR's True == 1 == 1.0)
+_UNCACHED_TYPES = frozenset({AttrType.FLOAT, AttrType.FLOATS, AttrType.FLOAT64, AttrType.FLOAT64S,
+                             AttrType.SCALAR, AttrType.SCALARS})
 SCALAR_BOOLEAN, SCALAR_LONG, SCALAR_FLOAT64, SCALAR_COMPLEX128 = 1, 2, 3, 4
 
 
@@ -146,7 +148,7 @@ def _op_bytes(op) -> bytes:
             attr_type = declared.get(name)
             if attr_type is None:
                 attr_type = op.attr_type(name)
-        if attr_type in _FLOAT_TYPES:
+        if attr_type in _UNCACHED_TYPES:
             parts.append(_encode_attr(name, attr_type, value))
         else:
             parts.append(cached(name, attr_type, tuple(value) if type(value) is list else value))
@@ -162,8 +164,8 @@ def _utf8_field(field_key: bytes, text: str) -> bytes:
 
 
 def _encode_attr(name: str, attr_type: AttrType, value: Any) -> bytes:
-    """OpDesc field 4 for one attribute (memoized as ``_encode_attr_cached`` for all types but
-    floats, since 0.0 == -0.0)."""
+    """OpDesc field 4 for one attribute (memoized as ``_encode_attr_cached`` for all types
+    but ``_UNCACHED_TYPES``)."""
     field, kind, repeated = ATTR_FIELDS[attr_type]
     field_key = _k(field, _WIRE_OF_KIND[kind])
     body = wire.string(_k(1, LENGTH), name) + _k(2, VARINT) + wire.varint(attr_type)

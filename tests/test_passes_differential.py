@@ -1,0 +1,82 @@
+"""Randomized differential test of the graph passes: random small training programs (MLPs
+with views of their weights, several optimizers, random fetch lists and feeds) give
+bit-identical fetches and scope state with the passes on and off."""
+import numpy as np
+import pytest
+
+import pyfluid as paddle
+from pyfluid import static
+from pyfluid.framework.math_ops import append_simple_op
+
+OPTIMIZERS = [
+    lambda: paddle.optimizer.SGD(learning_rate=0.1),
+    lambda: paddle.optimizer.Momentum(learning_rate=0.05, momentum=0.9),
+    lambda: paddle.optimizer.Adam(learning_rate=0.01),
+    lambda: paddle.optimizer.AdamW(learning_rate=0.01, weight_decay=0.02),
+]
+ACTIVATIONS = [None, "relu", "tanh", "sigmoid"]
+
+
+def random_program(rng):
+    """A random MLP, its loss, an optimizer, and the variables worth fetching."""
+    main, startup = static.Program(), static.Program()
+    width = int(rng.integers(2, 6))
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, width], "float32")
+        label = static.data("label", [None, 1], "int64")
+        h, candidates = x, []
+        for _ in range(int(rng.integers(1, 4))):
+            h = static.nn.fc(h, int(rng.integers(2, 7)),
+                             activation=ACTIVATIONS[int(rng.integers(len(ACTIVATIONS)))])
+            candidates.append(h)
+            if rng.random() < 0.3:                       # an elementwise_add + relu chain
+                h = paddle.nn.functional.relu(h + h)
+                candidates.append(h)
+        logits = static.nn.fc(h, 3)
+        loss = paddle.nn.functional.cross_entropy(logits, label)
+        block = main.global_block()
+        weights = [p for p in block.all_parameters() if p.name.endswith(".w_0")]
+        if rng.random() < 0.5:                           # a view of a weight, read late
+            w = weights[int(rng.integers(len(weights)))]
+            wt = append_simple_op("transpose2", {"X": w}, {"axis": [1, 0]})
+            wt = wt[0] if isinstance(wt, (list, tuple)) else wt
+            loss = loss + paddle.mean(wt) * 0.0
+            candidates.append(wt)
+        OPTIMIZERS[int(rng.integers(len(OPTIMIZERS)))]().minimize(loss)
+    fetchable = [loss, logits, x, *candidates, *weights]
+    fetchable += [block.var(p.name + "@GRAD") for p in weights if block.has_var(p.name + "@GRAD")]
+    picks = rng.integers(0, len(fetchable), int(rng.integers(0, 4)))   # repeats allowed
+    return main, startup, width, [fetchable[i] for i in picks]
+
+
+def run_steps(main, startup, feeds, fetch, passes):
+    scope = static.Scope()
+    exe = static.Executor()
+    paddle.seed(7)
+    exe.run(startup, scope=scope)
+    strategy = static.BuildStrategy()
+    strategy.enable_passes = passes
+    compiled = static.CompiledProgram(main, build_strategy=strategy)
+    results = [exe.run(compiled, feed=feed, fetch_list=fetch, scope=scope) for feed in feeds]
+    state = {n: np.array(scope.find_var(n).get_tensor()) for n in scope.local_var_names()}
+    return results, state
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_passes_do_not_change_any_result(seed):
+    rng = np.random.default_rng(seed)
+    main, startup, width, fetch = random_program(rng)
+    rows = int(rng.integers(1, 5))
+    feeds = [{"x": rng.standard_normal((rows, width)).astype("float32"),
+              "label": rng.integers(0, 3, (rows, 1))} for _ in range(3)]
+    on, state_on = run_steps(main, startup, feeds, fetch, passes=True)
+    off, state_off = run_steps(main, startup, feeds, fetch, passes=False)
+    for step_on, step_off in zip(on, off):
+        assert all(same_bits(a, b) for a, b in zip(step_on, step_off))
+    assert sorted(state_on) == sorted(state_off)
+    assert all(same_bits(state_on[n], state_off[n]) for n in state_on)
