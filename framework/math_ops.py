@@ -44,14 +44,25 @@ def _block_of(inputs: dict):
     return default_main_program().current_block()
 
 
-def scale(x: Variable, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
-          name: str | None = None) -> Variable:
-    return append_simple_op("scale", {"X": x}, {"scale": float(scale), "bias": float(bias),
-                                                "bias_after_scale": bias_after_scale}, name)
+def operator_op(op_type: str, inputs: dict, attrs: dict | None = None) -> Variable:
+    """Append ``op_type`` for a Python operator on Variables: like Paddle's patched operators,
+    its one output is a fresh ``tmp_<n>`` (``unique_name`` key "tmp")."""
+    block = _block_of(inputs)
+    out = block.create_var(name=unique_name.generate_with_ignorable_key("tmp"))
+    append_simple_op(op_type, inputs, attrs, outputs={"Out": out}, block=block)
+    return out
+
+
+def scale(x: Variable, scale: float = 1.0, bias: float = 0.0,
+          bias_after_scale: bool = True) -> Variable:
+    """``x * scale + bias`` for an operator (``-x``, ``x * 2``): one ``scale`` op."""
+    return operator_op("scale", {"X": x}, {"scale": float(scale), "bias": float(bias),
+                                           "bias_after_scale": bias_after_scale})
 
 
 def fill_constant(shape, dtype, value, block) -> Variable:
-    out = block.create_var(name=unique_name.generate_with_ignorable_key("fill_constant.tmp"))
+    """The constant operand of ``x <op> c`` (Paddle's create_tensor: a ``tmp_<n>``)."""
+    out = block.create_var(name=unique_name.generate_with_ignorable_key("tmp"))
     block.append_op(type="fill_constant", outputs={"Out": out},
                     attrs={"shape": list(shape), "dtype": int(_dtype(dtype)), "value": float(value)})
     return out
@@ -69,9 +80,13 @@ def binary_op(op_type: str, x: Variable, other: Any, reverse: bool = False) -> V
         if rule is not None:
             s, b = rule(float(other))
             return scale(x, s, b)
-        other = fill_constant([1], x.dtype, other, x.block)
+        # Paddle 2.6: a 0-D constant for ``x <op> c``; for ``c <op> x`` one of x's shape
+        # (Paddle's batch-size-like fill when a dim is unknown; pyfluid then uses [1])
+        shape = list(x.shape) if reverse and all(d >= 0 for d in x.shape) else \
+            [1] if reverse else []
+        other = fill_constant(shape, x.dtype, other, x.block)
     if not isinstance(other, Variable):
         return NotImplemented
     lhs, rhs = (other, x) if reverse else (x, other)
     attrs = {} if op_type == "matmul_v2" else {"axis": -1}
-    return append_simple_op(op_type, {"X": lhs, "Y": rhs}, attrs)
+    return operator_op(op_type, {"X": lhs, "Y": rhs}, attrs)

@@ -133,9 +133,9 @@ class Variable(OperatorMethods):
         return append_simple_op("transpose2", {"X": self}, {"axis": perm})
 
     def astype(self, dtype: Any) -> "Variable":
-        from .math_ops import append_simple_op
-        return append_simple_op("cast", {"X": self},
-                                {"in_dtype": int(self.dtype), "out_dtype": int(convert_dtype(dtype))})
+        from .math_ops import operator_op
+        return operator_op("cast", {"X": self},
+                           {"in_dtype": int(self.dtype), "out_dtype": int(convert_dtype(dtype))})
 
 
 class VarDesc:

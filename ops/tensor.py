@@ -227,7 +227,7 @@ sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mk
 def sum_kernel(xs):
     if len(xs) == 1:
         return xs[0].copy()
-    out = np.add(xs[0], xs[1])
+    out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar
     for x in xs[2:]:
         np.add(out, x, out=out)
     return out

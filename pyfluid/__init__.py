@@ -55,3 +55,13 @@ __all__ += ["argmax", "argmin", "argsort", "broadcast_to", "clip", "cumsum", "eq
             "flatten", "gather", "greater_equal", "greater_than", "less_equal", "less_than",
             "max", "min", "not_equal", "pow", "slice", "squeeze", "stack", "tile", "topk",
             "unsqueeze", "utils", "where"]
+from .tensor_more import (all, any, assign, floor, floor_divide, increment,  # noqa: E402,A004
+                          isfinite, logsumexp, mod, prod, reciprocal, remainder, round, rsqrt,
+                          sign, std, var)
+from . import linalg  # noqa: E402
+__all__ += ["all", "any", "assign", "floor", "floor_divide", "increment", "isfinite", "linalg",
+            "logsumexp", "mod", "prod", "reciprocal", "remainder", "round", "rsqrt", "sign",
+            "std", "var"]
+from . import variable_methods  # noqa: E402,F401  (x[i], x.sum()... on static Variables)
+from .io.state_io import load, save  # noqa: E402  (paddle.save / paddle.load of state dicts)
+__all__ += ["load", "save"]

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ._dispatch import apply_op
+from ._dispatch import _has_static, apply_op
+from .framework.context import in_dynamic_mode
+from .framework.variable import Variable
 from .framework import unique_name
 from .ops.types import convert_dtype
 
@@ -28,10 +30,23 @@ abs = _unary("abs")  # noqa: A001  (Paddle's name)
 
 def _binary(op_type: str, doc: str):
     def fn(x, y, name: str | None = None):
-        return apply_op(op_type, {"X": x, "Y": y}, {"axis": -1}, name=name)
+        return elementwise_api(op_type, x, y, name)
     fn.__name__ = op_type.replace("elementwise_", "")
     fn.__doc__ = doc
     return fn
+
+
+def elementwise_api(op_type: str, x, y, name: str | None = None, out=None):
+    """Paddle's ``_elementwise_op``: in static mode the output is named exactly ``name``, or
+    ``<op_type>_<n>`` (its LayerHelper's own name, no ``.tmp``) unless ``out`` is given."""
+    inputs = {"X": x, "Y": y}
+    if in_dynamic_mode() and not _has_static(inputs):
+        return apply_op(op_type, inputs, {"axis": -1})
+    if out is None:
+        block = (x if isinstance(x, Variable) else y).block.program.current_block()
+        out = block.create_var(name=name or unique_name.generate(op_type), dtype=x.dtype)
+    apply_op(op_type, inputs, {"axis": -1}, outputs={"Out": out})
+    return out
 
 
 add = _binary("elementwise_add", "``x + y`` with broadcasting.")
@@ -87,7 +102,7 @@ def reshape(x, shape: Sequence[int], name: str | None = None):
 
 
 def transpose(x, perm: Sequence[int], name: str | None = None):
-    out = apply_op("transpose2", {"X": x}, {"axis": list(perm)}, name=name)
+    out = apply_op("transpose2", {"X": x}, {"axis": list(perm)}, name=name, layer="transpose")
     return out[0] if isinstance(out, tuple) else out
 
 

@@ -58,6 +58,9 @@ def full_constant(shape: Sequence[int], dtype: Any, value: Any):
     attrs = {"shape": [int(d) for d in shape], "dtype": int(vtype), "force_cpu": False,
              "value": float(int(value) if is_int else value),
              "str_value": str(int(value)) if is_int else str(float(value))}
+    if not in_dynamic_mode():
+        # Paddle's fill_constant builds two LayerHelpers and names its output after the second
+        LayerHelper("fill_constant")
     return apply_op("fill_constant", {}, attrs, layer="fill_constant")
 
 

@@ -44,12 +44,15 @@ def pow(x, y, name: str | None = None):  # noqa: A001  (Paddle's name)
         return layer_op("pow", "pow", {"X": x}, {"factor": float(y)}, name=name)[0]
     if not isinstance(y, TENSOR_TYPES):
         raise TypeError(f"y must be scalar or tensor type, but received: {type(y)} ")
-    inputs = {"X": x, "Y": y}
-    if is_static(inputs):
-        # Paddle builds a first LayerHelper (and an unused temporary) before the real one, so
-        # the result is elementwise_pow_<n+1>.tmp_0.
-        LayerHelper("elementwise_pow", name=name).create_variable_for_type_inference(x.dtype)
-    return apply_op("elementwise_pow", inputs, {"axis": -1}, name=name, layer="elementwise_pow")
+    from .tensor_api import elementwise_api
+    out = None
+    if is_static({"X": x, "Y": y}):
+        # Paddle makes a first LayerHelper's temporary and passes it as the op's ``out``, so
+        # the result is elementwise_pow_<n>.tmp_0 (and the counter moves on by two).
+        out = LayerHelper("elementwise_pow", name=name).create_variable_for_type_inference(
+            x.dtype)
+        LayerHelper("elementwise_pow")
+    return elementwise_api("elementwise_pow", x, y, out=out)
 
 
 # -- comparisons: a bool result that never needs a gradient -----------------------------------

@@ -46,8 +46,9 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None,
 
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, name: str | None = None):
-    return apply_op("fill_constant", {}, {"shape": _shape(shape), "value": float(fill_value),
-                                          "dtype": _dtype(dtype)})
+    """A ``fill_constant`` op (Paddle's attrs and, in static mode, temporary names)."""
+    from ..tensor_manip import full_constant
+    return full_constant(_shape(shape), _dtype(dtype), fill_value)
 
 
 def zeros(shape: Sequence[int], dtype: Any = None, name: str | None = None):
@@ -60,7 +61,8 @@ def ones(shape: Sequence[int], dtype: Any = None, name: str | None = None):
 
 def full_like(x, fill_value: Any, dtype: Any = None, name: str | None = None):
     return apply_op("fill_any_like", {"X": x}, {"value": float(fill_value),
-                                                "dtype": -1 if dtype is None else _dtype(dtype)})
+                                                "dtype": -1 if dtype is None else _dtype(dtype)},
+                    layer="full_like")
 
 
 def zeros_like(x, dtype: Any = None, name: str | None = None):

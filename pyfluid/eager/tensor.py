@@ -152,6 +152,15 @@ class Tensor(OperatorMethods):
 
     clear_grad = clear_gradient
 
+    def set_value(self, value: Any) -> None:
+        """Replace the value (a NumPy array or Tensor of the same shape), in this dtype."""
+        array = np.asarray(value._array if isinstance(value, Tensor) else value)
+        if list(array.shape) != list(self._array.shape):
+            raise ValueError(f"Variable Shape not match, Variable [ {self.name} ] need tensor "
+                             f"with shape {list(self._array.shape)} but load set tensor with "
+                             f"shape {list(array.shape)}")
+        self._array = array.astype(self._array.dtype, copy=True)
+
     def detach(self) -> "Tensor":
         """A new leaf sharing this value, with stop_gradient=True."""
         return Tensor._wrap(self._array)
@@ -261,15 +270,20 @@ def is_zeros_view(array: np.ndarray) -> bool:
 def _api_method(name: str):
     """``tensor.<name>(...)`` = ``paddle.<name>(tensor, ...)`` (the functional API)."""
     def method(self, *args, **kwargs):
-        from .. import tensor_api
-        return getattr(tensor_api, name)(self, *args, **kwargs)
+        import pyfluid
+        return getattr(pyfluid, name)(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"``paddle.{name}(self, ...)``."
     return method
 
 
 for _name in ("abs", "exp", "log", "matmul", "mean", "relu", "reshape", "sigmoid", "split",
-              "sqrt", "square", "sum", "tanh", "transpose"):
+              "sqrt", "square", "sum", "tanh", "transpose", "max", "min", "prod", "argmax",
+              "argmin", "clip", "pow", "flatten", "squeeze", "unsqueeze", "tile", "expand",
+              "gather", "cumsum", "topk", "sign", "floor", "round", "reciprocal", "rsqrt",
+              "logsumexp", "std", "var", "any", "all", "isfinite", "add", "subtract",
+              "multiply", "divide", "maximum", "minimum", "scale", "equal", "not_equal",
+              "greater_than", "greater_equal", "less_than", "less_equal", "argsort"):
     setattr(Tensor, _name, _api_method(_name))
 del _name
 

@@ -13,3 +13,6 @@ __all__ = [
     "save_inference_model", "serialize_persistables", "serialize_program",
     "set_program_state",
 ]
+from .dataloader import (BatchSampler, DataLoader, Dataset, IterableDataset,  # noqa: E402
+                         TensorDataset)
+__all__ += ["BatchSampler", "DataLoader", "Dataset", "IterableDataset", "TensorDataset"]

@@ -167,6 +167,28 @@ def load_arrays(data: bytes) -> dict[str, np.ndarray]:
     return join_big_arrays(_check_plain(obj))
 
 
+def load_state(data: bytes) -> dict:
+    """Like :func:`load_arrays`, but a top-level value may also be a dict of names to plain
+    numbers and strings (``paddle.save``'s name table and ``LR_Scheduler`` state)."""
+    try:
+        obj = _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
+    except UnsafePickleError:
+        raise
+    except Exception as exc:  # truncated/garbage input fails in many ways inside pickle
+        raise pickle.UnpicklingError(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
+    if not isinstance(obj, dict):
+        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected a dict")
+    tables = {key: obj.pop(key) for key in list(obj) if isinstance(obj[key], dict)
+              and key != UNPACK_INFO_KEY}
+    for key, table in tables.items():
+        for inner, value in table.items():
+            if not isinstance(inner, str) or type(value) not in (int, float, bool, str):
+                raise UnsafePickleError(f"entry '{key}' holds {inner!r}: "
+                                        f"{type(value).__name__}; expected names to numbers "
+                                        "or strings")
+    return {**join_big_arrays(_check_plain(obj)), **tables}
+
+
 def _check_plain(obj: dict) -> dict:
     for key, value in obj.items():
         if not isinstance(key, str):

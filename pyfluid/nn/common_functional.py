@@ -100,7 +100,7 @@ def l1_loss(input, label, reduction: str = "mean", name: str | None = None):
         raise ValueError(f"The value of 'reduction' in L1Loss should be 'sum', 'mean' or "
                          f"'none', but received {reduction}, which is not allowed.")
     if reduction == "none":
-        return abs_(subtract(input, label, name=name), name=name)
+        return abs_(subtract(input, label, name=name))     # Paddle names only the difference
     unreduced = abs_(subtract(input, label))
     return (mean if reduction == "mean" else sum_)(unreduced, name=name)
 

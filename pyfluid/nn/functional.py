@@ -79,40 +79,82 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
         raise ValueError("When soft_label == True, the value of 'ignore_index' in "
                          f"softmax_cross_entropyshould be '-100', but received {ignore_index}, "
                          "which is not allowed.")
-    if weight is not None or label_smoothing:
-        raise NotImplementedError("cross_entropy: 'weight' and 'label_smoothing' are not "
-                                  "supported yet; apply class weights to the 'none' result")
+    if label_smoothing or (weight is not None and soft_label):
+        raise NotImplementedError("cross_entropy: 'label_smoothing' and 'weight' with "
+                                  "soft_label=True are not supported yet; apply them to the "
+                                  "reduction='none' result")
     label, unsqueezed = _label_like_input(input, label, axis)
     attrs = {"soft_label": soft_label, "ignore_index": ignore_index, "numeric_stable_mode": True,
              "axis": axis, "use_softmax": use_softmax}
     _, out = _op_with_outputs("softmax_with_cross_entropy", {"Logits": input, "Label": label},
                               attrs, 2, ("Softmax", "Loss"))
+    weights = None
+    if weight is not None:      # each sample's loss times its class weight, as Paddle does
+        from ..tensor_api import reshape
+        from ..tensor_manip import gather
+        weights = reshape(gather(weight, reshape(label, [-1])), out.shape)
+        out = out * weights
     if reduction == "sum":
         return sum_(out, name=name)
     if reduction == "none":
         return _squeeze(out, axis) if unsqueezed else out
     if ignore_index >= 0:
         out_sum = sum_(out, name=name)
-        count = sum_(cast(label != ignore_index, out_sum.dtype), name=name)
+        kept = cast(label != ignore_index, out_sum.dtype)
+        count = sum_(kept if weights is None else kept * weights, name=name)
         return out_sum / (count + cast(count == 0.0, count.dtype))
+    if weights is not None:
+        return sum_(out, name=name) / sum_(weights, name=name)
     return mean(out, name=name)
 
 
+def _one_helper_chain(layer: str, name: str | None, inputs: dict, steps: list):
+    """Run ``steps`` [(op_type, inputs-with-None-for-the-previous-result, attrs)], in static
+    mode as Paddle's layer functions do: one ``LayerHelper(layer)``, so the temporaries are
+    ``<layer>_<n>.tmp_0``, ``.tmp_1``...; eagerly otherwise. Returns the last result."""
+    from ..tensor_manip import is_static
+    helper = None
+    if is_static(inputs):
+        from ..framework.layer_helper import LayerHelper
+        helper = LayerHelper(layer, name=name)
+    result = None
+    for op_type, op_inputs, attrs in steps:
+        op_inputs = {k: result if v is None else v for k, v in op_inputs.items()}
+        if helper is None:
+            result = apply_op(op_type, op_inputs, attrs)
+            continue
+        result = helper.create_variable_for_type_inference(op_inputs["X"].dtype)
+        helper.append_op(type=op_type, inputs=op_inputs, outputs={"Out": result}, attrs=attrs)
+    return result
+
+
 def square_error_cost(input, label):
-    """``(input - label) ** 2`` element-wise (``elementwise_sub`` then ``square``)."""
-    from ..tensor_api import square, subtract
-    return square(subtract(input, label))
+    """``(input - label) ** 2`` element-wise (``elementwise_sub`` then ``square``, named
+    ``square_error_cost_<n>.tmp_0/1`` as in Paddle)."""
+    return _one_helper_chain("square_error_cost", None, {"input": input, "label": label}, [
+        ("elementwise_sub", {"X": input, "Y": label}, {"axis": -1}),
+        ("square", {"X": None}, {})])
 
 
 def linear(x, weight, bias=None, name: str | None = None):
-    """``x @ weight + bias`` (``matmul_v2``, then ``elementwise_add`` on the last axis)."""
-    out = apply_op("matmul_v2", {"X": x, "Y": weight}, {"trans_x": False, "trans_y": False})
-    if bias is None:
-        return out
-    return apply_op("elementwise_add", {"X": out, "Y": bias}, {"axis": len(x.shape) - 1},
-                    name=name)
+    """``x @ weight + bias`` (``matmul_v2``, then ``elementwise_add`` with axis -1; static
+    temporaries ``linear_<n>.tmp_0/1`` as in Paddle)."""
+    steps = [("matmul_v2", {"X": x, "Y": weight}, {"trans_x": False, "trans_y": False})]
+    if bias is not None:
+        steps.append(("elementwise_add", {"X": None, "Y": bias}, {"axis": -1}))
+    return _one_helper_chain("linear", name, {"x": x, "weight": weight}, steps)
 
 from .cnn_functional import (adaptive_avg_pool2d, avg_pool2d, conv2d, flatten, gelu,  # noqa: E402,F401
                              hardswish, leaky_relu, max_pool2d)
 from .common_functional import (batch_norm, dropout, embedding, l1_loss,  # noqa: E402,F401
                                 layer_norm, mse_loss, normalize, one_hot, relu6, silu)
+
+
+def elu(x, alpha: float = 1.0, name: str | None = None):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (op ``elu``)."""
+    from ..tensor_manip import layer_op
+    return layer_op("elu", "elu", {"X": x}, {"alpha": float(alpha)}, name=name)[0]
+
+
+from .loss_functional import (binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: E402,F401
+                              kl_div, nll_loss, smooth_l1_loss)

@@ -108,11 +108,12 @@ class Embedding(Layer):
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise ValueError(f"padding_idx must be within [-{num_embeddings}, "
                              f"{num_embeddings})")
-        self._padding_idx = -1 if padding_idx is None else padding_idx % num_embeddings
+        # kept as given (None = no padding row): F.embedding reads a negative one from the end
+        self._padding_idx = padding_idx
         self._sparse, self._name = sparse, name
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
-        if in_dynamic_mode() and self._padding_idx != -1:
-            self.weight._array[self._padding_idx] = 0.0
+        if in_dynamic_mode() and padding_idx is not None:
+            self.weight._array[padding_idx % num_embeddings] = 0.0
 
     def forward(self, x):
         return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse,

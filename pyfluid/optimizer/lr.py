@@ -187,3 +187,9 @@ class CosineAnnealingDecay(LRScheduler):
     def _get_closed_form_lr(self) -> float:
         return self.eta_min + (self.base_lr - self.eta_min) * (
             1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+
+
+from .lr_more import (InverseTimeDecay, LinearWarmup, NaturalExpDecay,  # noqa: E402
+                      NoamDecay, PolynomialDecay)
+__all__ += ["InverseTimeDecay", "LinearWarmup", "NaturalExpDecay", "NoamDecay",
+            "PolynomialDecay"]

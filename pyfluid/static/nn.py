@@ -1,6 +1,7 @@
 """``paddle.static.nn``: layers that create parameters (filled in by the autodiff work)."""
 from __future__ import annotations
 
+import copy
 from functools import reduce
 from typing import Any, Sequence
 
@@ -23,7 +24,8 @@ def fc(x: Variable | Sequence[Variable], size: int, num_flatten_dims: int = 1,
         check_type(v, f"input[{i}]", Variable, "fc")
     weight_attrs = ParamAttr._to_attr(weight_attr)
     if not isinstance(weight_attrs, list):
-        weight_attrs = [weight_attrs] + [ParamAttr._to_attr(None) for _ in inputs[1:]]
+        # Paddle's LayerHelper.multiple_param_attr: every input gets a copy of the one attr
+        weight_attrs = [weight_attrs] + [copy.deepcopy(weight_attrs) for _ in inputs[1:]]
     helper = LayerHelper("fc", input=inputs, size=size, param_attr=weight_attrs,
                          bias_attr=ParamAttr._to_attr(bias_attr), act=activation, name=name)
     dtype = helper.input_dtype()

@@ -1,0 +1,177 @@
+"""Ops behind more of Paddle's math API: sign, floor, round, reciprocal, rsqrt, elu,
+elementwise_floordiv / elementwise_mod, reduce_prod, reduce_any / reduce_all, isfinite_v2,
+logsumexp and increment, with Paddle 2.6's slots and attributes."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import broadcast_shape, reduce_axes
+from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
+from .registry import register_op, same_as
+from .types import AttrType, Meta, VarType
+
+
+def _unary(op_type: str, kernel, **kwargs):
+    op = register_op(op_type, inputs=["X"], outputs=["Out"], infer_shape=same_as(), **kwargs)
+    op.def_kernel(kernel)
+    return op
+
+
+def _zero_grad(x, dout):
+    """Piecewise-constant ops: Paddle's gradient is zero."""
+    return np.zeros_like(dout)
+
+
+def _round_half_away(x):
+    """Paddle's round: halves go away from zero (NumPy's goes to even)."""
+    return np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x)
+
+
+for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away)):
+    _unary(_op_type, _kernel).def_grad(_zero_grad)
+
+reciprocal = _unary("reciprocal", lambda x: np.reciprocal(x))
+
+
+@reciprocal.def_grad
+def reciprocal_grad(out, dout):
+    return -dout * out * out
+
+
+rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x))
+
+
+@rsqrt.def_grad
+def rsqrt_grad(out, dout):
+    return dout * out.dtype.type(-0.5) * out * out * out
+
+
+elu = register_op("elu", inputs=["X"], outputs=["Out"], attrs={"alpha": 1.0},
+                  infer_shape=same_as())
+
+
+@elu.def_kernel
+def elu_kernel(x, *, alpha):
+    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
+
+
+@elu.def_grad
+def elu_grad(x, out, dout, *, alpha):
+    return np.where(x > 0, dout, dout * (out + x.dtype.type(alpha)))
+
+
+def _elementwise_shape(x: Meta, y: Meta, *, axis=-1):
+    return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
+
+
+for _op_type, _kernel in (("elementwise_floordiv", np.floor_divide),
+                          ("elementwise_mod", np.mod)):
+    register_op(_op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1},
+                infer_shape=_elementwise_shape, differentiable=False).def_kernel(
+        lambda x, y, _fn=_kernel: _fn(x, y))
+
+reduce_prod = register_op("reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                          infer_shape=_reduce_shape)
+
+
+@reduce_prod.def_kernel
+def reduce_prod_kernel(x, *, dim, keep_dim, reduce_all):
+    return np.asarray(np.prod(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim))
+
+
+@reduce_prod.def_grad
+def reduce_prod_grad(x, out, dout, *, dim, keep_dim, reduce_all):
+    back = _expand_back(out * dout, x.shape, dim, keep_dim, reduce_all)
+    return back / x
+
+
+def _bool_reduce_shape(x: Meta, **attrs):
+    return Meta(_reduce_shape(x, **attrs).shape, VarType.BOOL)
+
+
+for _op_type, _kernel in (("reduce_any", np.any), ("reduce_all", np.all)):
+    register_op(_op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                infer_shape=_bool_reduce_shape, differentiable=False).def_kernel(
+        lambda x, *, dim, keep_dim, reduce_all, _fn=_kernel: np.asarray(
+            _fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)))
+
+register_op("isfinite_v2", inputs=["X"], outputs=["Out"], differentiable=False,
+            infer_shape=lambda x: Meta(x.shape, VarType.BOOL)).def_kernel(np.isfinite)
+
+logsumexp = register_op("logsumexp", inputs=["X"], outputs=["Out"],
+                        attrs={"axis": (AttrType.INTS, [0]), "keepdim": False,
+                               "reduce_all": False})
+
+
+@logsumexp.def_infer_shape
+def logsumexp_shape(x: Meta, *, axis, keepdim, reduce_all):
+    return _reduce_shape(x, dim=axis, keep_dim=keepdim, reduce_all=reduce_all)
+
+
+@logsumexp.def_kernel
+def logsumexp_kernel(x, *, axis, keepdim, reduce_all):
+    axes = reduce_axes(x.ndim, axis, reduce_all)
+    top = np.max(x, axis=axes, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, axis=axes)
+
+
+@logsumexp.def_grad
+def logsumexp_grad(x, out, dout, *, axis, keepdim, reduce_all):
+    expand = lambda v: _expand_back(v, x.shape, axis, keepdim, reduce_all)  # noqa: E731
+    return expand(dout) * np.exp(x - expand(out))
+
+
+register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
+            infer_shape=same_as(), differentiable=False).def_kernel(
+    lambda x, *, step: x + x.dtype.type(step))
+
+# -- strided_slice (x[::2] on a static Variable) ---------------------------------------------------
+strided_slice = register_op(
+    "strided_slice", inputs=["Input", "StartsTensor?", "EndsTensor?", "StridesTensor?",
+                             "StartsTensorList*?", "EndsTensorList*?", "StridesTensorList*?"],
+    outputs=["Out"],
+    attrs={"axes": (AttrType.INTS, []), "starts": (AttrType.INTS, []),
+           "ends": (AttrType.INTS, []), "strides": (AttrType.INTS, []),
+           "infer_flags": (AttrType.INTS, []), "decrease_axis": (AttrType.INTS, [])},
+    no_grad=["StartsTensor", "EndsTensor", "StridesTensor", "StartsTensorList",
+             "EndsTensorList", "StridesTensorList"])
+
+
+def _strided_index(ndim: int, axes, starts, ends, strides) -> tuple:
+    index = [slice(None)] * ndim
+    for axis, start, end, step in zip(axes, starts, ends, strides):
+        index[axis] = slice(start, end, step)
+    return tuple(index)
+
+
+def _no_tensor_bounds(tensors) -> None:
+    if any(t is not None and (not isinstance(t, list) or t) for t in tensors):
+        raise NotImplementedError("strided_slice: bounds given as tensors are not supported by "
+                                  "pyfluid; give starts/ends/strides as Python ints")
+
+
+@strided_slice.def_infer_shape
+def strided_slice_shape(x: Meta, *tensors, axes, starts, ends, strides, infer_flags,
+                        decrease_axis):
+    probe = np.empty([max(d, 0) for d in x.shape], dtype=np.int8)
+    shape = list(probe[_strided_index(len(x.shape), axes, starts, ends, strides)].shape)
+    shape = [-1 if x.shape[i] < 0 else d for i, d in enumerate(shape)]
+    return Meta(tuple(d for i, d in enumerate(shape) if i not in set(decrease_axis)), x.dtype)
+
+
+@strided_slice.def_kernel
+def strided_slice_kernel(x, *tensors, axes, starts, ends, strides, decrease_axis):
+    _no_tensor_bounds(tensors)
+    out = x[_strided_index(x.ndim, axes, starts, ends, strides)]
+    keep = [d for i, d in enumerate(out.shape) if i not in set(decrease_axis)]
+    return np.array(out.reshape(keep))
+
+
+@strided_slice.def_grad
+def strided_slice_grad(input, startstensor, endstensor, stridestensor, startstensorlist,
+                       endstensorlist, stridestensorlist, dout, *, axes, starts, ends, strides):
+    index = _strided_index(input.ndim, axes, starts, ends, strides)
+    dx = np.zeros_like(input)
+    dx[index] = dout.reshape(dx[index].shape)
+    return dx, None, None, None, None, None, None

@@ -1,0 +1,87 @@
+"""Gradient clipping (``paddle.nn.ClipGradByGlobalNorm`` / ``ClipGradByNorm`` /
+``ClipGradByValue``): an optimizer calls ``clip(params_grads)`` before its updates. The same
+functional ops append to the program in static mode and run at once on eager gradients."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..eager.grad_mode import no_grad
+
+
+def _needs_clip(param: Any) -> bool:
+    return getattr(param, "need_clip", True)
+
+
+def _clip_factor(norm, clip_norm: float):
+    """``clip_norm / max(norm, clip_norm)`` (1 when the norm is within the bound)."""
+    from ..tensor_api import divide, scale
+    from ..tensor_math import clip
+    bounded = clip(norm, min=clip_norm)
+    return divide(scale(bounded, 0.0, clip_norm), bounded)
+
+
+def _squared_sum(grad):
+    from ..tensor_api import square, sum as total
+    return total(square(grad))
+
+
+class ClipGradBase:
+    """Subclasses implement ``_clip(params_grads)``; calling runs it without recording."""
+
+    def __call__(self, params_grads: list) -> list:
+        with no_grad():
+            return self._clip(params_grads)
+
+    def _clip(self, params_grads: list) -> list:
+        raise NotImplementedError
+
+
+class ClipGradByValue(ClipGradBase):
+    """Clamp every gradient element to [min, max] (min defaults to -max)."""
+
+    def __init__(self, max: float, min: float | None = None):  # noqa: A002
+        self.max = float(max)
+        self.min = -self.max if min is None else float(min)
+        if self.min > self.max:
+            raise ValueError(f"ClipGradByValue: min ({self.min}) must not exceed max ({self.max})")
+
+    def _clip(self, params_grads: list) -> list:
+        from ..tensor_math import clip
+        return [(p, clip(g, self.min, self.max) if g is not None and _needs_clip(p) else g)
+                for p, g in params_grads]
+
+
+class ClipGradByNorm(ClipGradBase):
+    """Rescale each gradient whose L2 norm exceeds ``clip_norm`` to that norm."""
+
+    def __init__(self, clip_norm: float):
+        self.clip_norm = float(clip_norm)
+
+    def _clip(self, params_grads: list) -> list:
+        from ..tensor_api import multiply, sqrt
+        return [(p, multiply(g, _clip_factor(sqrt(_squared_sum(g)), self.clip_norm))
+                 if g is not None and _needs_clip(p) else g) for p, g in params_grads]
+
+
+class ClipGradByGlobalNorm(ClipGradBase):
+    """Rescale all gradients by ``clip_norm / max(global_norm, clip_norm)``, where the global
+    norm is the L2 norm of every clipped gradient together."""
+
+    def __init__(self, clip_norm: float, group_name: str = "default_group",
+                 auto_skip_clip: bool = False):
+        self.clip_norm = float(clip_norm)
+        self.group_name = group_name
+
+    def _clip(self, params_grads: list) -> list:
+        from ..tensor_api import add_n, multiply, sqrt
+        clipped = [g for p, g in params_grads if g is not None and _needs_clip(p)]
+        if not clipped:
+            return list(params_grads)
+        squares = [_squared_sum(g) for g in clipped]
+        total = squares[0] if len(squares) == 1 else add_n(squares)
+        factor = _clip_factor(sqrt(total), self.clip_norm)
+        return [(p, multiply(g, factor) if g is not None and _needs_clip(p) else g)
+                for p, g in params_grads]
+
+
+__all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
