@@ -54,7 +54,8 @@ def _getitem(self: Variable, index: Any) -> Variable:
     return layer_op(op_type, op_type, {"Input": self}, attrs)[0]
 
 
-def _api_method(name: str):
+def api_method(name: str):
+    """``value.<name>(...)`` = ``paddle.<name>(value, ...)`` (the functional API)."""
     def method(self, *args, **kwargs):
         import pyfluid
         return getattr(pyfluid, name)(self, *args, **kwargs)
@@ -69,5 +70,5 @@ for _name in ("abs", "exp", "log", "matmul", "mean", "sum", "max", "min", "prod"
               "sigmoid", "clip", "pow", "argmax", "argmin", "cast", "gather", "tile",
               "expand", "cumsum", "topk", "split", "sign", "floor", "round", "any", "all"):
     if not hasattr(Variable, _name):
-        setattr(Variable, _name, _api_method(_name))
+        setattr(Variable, _name, api_method(_name))
 del _name

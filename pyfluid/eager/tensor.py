@@ -11,6 +11,7 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.arithmetic import OperatorMethods, scale_rule
+from ..variable_methods import api_method
 from ..ops.types import VarType, convert_dtype, to_numpy_dtype
 
 
@@ -267,16 +268,6 @@ def is_zeros_view(array: np.ndarray) -> bool:
     return array.base is not None and array.base is _ZERO_SCALARS.get(array.dtype)
 
 
-def _api_method(name: str):
-    """``tensor.<name>(...)`` = ``paddle.<name>(tensor, ...)`` (the functional API)."""
-    def method(self, *args, **kwargs):
-        import pyfluid
-        return getattr(pyfluid, name)(self, *args, **kwargs)
-    method.__name__ = name
-    method.__doc__ = f"``paddle.{name}(self, ...)``."
-    return method
-
-
 for _name in ("abs", "exp", "log", "matmul", "mean", "relu", "reshape", "sigmoid", "split",
               "sqrt", "square", "sum", "tanh", "transpose", "max", "min", "prod", "argmax",
               "argmin", "clip", "pow", "flatten", "squeeze", "unsqueeze", "tile", "expand",
@@ -284,7 +275,7 @@ for _name in ("abs", "exp", "log", "matmul", "mean", "relu", "reshape", "sigmoid
               "logsumexp", "std", "var", "any", "all", "isfinite", "add", "subtract",
               "multiply", "divide", "maximum", "minimum", "scale", "equal", "not_equal",
               "greater_than", "greater_equal", "less_than", "less_equal", "argsort"):
-    setattr(Tensor, _name, _api_method(_name))
+    setattr(Tensor, _name, api_method(_name))
 del _name
 
 

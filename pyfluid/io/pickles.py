@@ -155,6 +155,11 @@ def load_arrays(data: bytes) -> dict[str, np.ndarray]:
     """``{name: ndarray}`` from pickle bytes written by Paddle or :func:`dump_arrays`, with
     sliced big arrays joined again. Raises UnsafePickleError (or pickle.UnpicklingError for
     garbage) for anything else; never calls a function named by the data."""
+    return join_big_arrays(_check_plain(_load_dict(data, "a dict of names to numpy arrays")))
+
+
+def _load_dict(data: bytes, expected: str) -> dict:
+    """The dict a pickle holds, read by the restricted unpickler."""
     try:
         obj = _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
     except UnsafePickleError:
@@ -162,22 +167,14 @@ def load_arrays(data: bytes) -> dict[str, np.ndarray]:
     except Exception as exc:  # truncated/garbage input fails in many ways inside pickle
         raise pickle.UnpicklingError(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
     if not isinstance(obj, dict):
-        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected a dict of "
-                                "names to numpy arrays")
-    return join_big_arrays(_check_plain(obj))
+        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected {expected}")
+    return obj
 
 
 def load_state(data: bytes) -> dict:
     """Like :func:`load_arrays`, but a top-level value may also be a dict of names to plain
     numbers and strings (``paddle.save``'s name table and ``LR_Scheduler`` state)."""
-    try:
-        obj = _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
-    except UnsafePickleError:
-        raise
-    except Exception as exc:  # truncated/garbage input fails in many ways inside pickle
-        raise pickle.UnpicklingError(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
-    if not isinstance(obj, dict):
-        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected a dict")
+    obj = _load_dict(data, "a dict")
     tables = {key: obj.pop(key) for key in list(obj) if isinstance(obj[key], dict)
               and key != UNPACK_INFO_KEY}
     for key, table in tables.items():
