@@ -38,13 +38,19 @@ fill_constant = register_op(
     foldable=True)
 
 
+def runtime_shape(shape, shape_tensor=None, shape_list=None) -> list:
+    """The shape attr, or the ShapeTensor / ShapeTensorList inputs when given (Paddle's rule)."""
+    if shape_tensor is not None:
+        return [int(d) for d in shape_tensor.ravel()]
+    if shape_list:
+        return [int(t.reshape(())) for t in shape_list]
+    return shape
+
+
 @fill_constant.def_kernel
 def fill_constant_kernel(value_tensor=None, shape_tensor=None, shape_list=None, *, shape, value,
                          str_value, dtype):
-    if shape_tensor is not None:
-        shape = [int(d) for d in shape_tensor.ravel()]
-    elif shape_list:
-        shape = [int(t.reshape(())) for t in shape_list]
+    shape = runtime_shape(shape, shape_tensor, shape_list)
     np_dtype = to_numpy_dtype(dtype)
     if value_tensor is not None:
         fill = value_tensor.reshape(())
@@ -68,7 +74,8 @@ uniform_random = register_op(
 @uniform_random.def_kernel
 def uniform_random_kernel(shape_tensor=None, shape_list=None, *, shape, min, max, seed, dtype):
     rng = default_generator.for_seed(seed)
-    return rng.uniform(min, max, size=shape).astype(to_numpy_dtype(dtype))
+    size = runtime_shape(shape, shape_tensor, shape_list)
+    return rng.uniform(min, max, size=size).astype(to_numpy_dtype(dtype))
 
 
 gaussian_random = register_op(
@@ -80,7 +87,8 @@ gaussian_random = register_op(
 @gaussian_random.def_kernel
 def gaussian_random_kernel(shape_tensor=None, shape_list=None, *, shape, mean, std, seed, dtype):
     rng = default_generator.for_seed(seed)
-    return rng.normal(mean, std, size=shape).astype(to_numpy_dtype(dtype))
+    size = runtime_shape(shape, shape_tensor, shape_list)
+    return rng.normal(mean, std, size=size).astype(to_numpy_dtype(dtype))
 
 
 fill_any_like = register_op(

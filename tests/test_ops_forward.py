@@ -171,3 +171,12 @@ def test_gaussian_random_moments():
     out = run_op("gaussian_random", {}, {"shape": [400, 100], "mean": 1.0, "std": 2.0})["Out"]
     assert out.dtype == np.float32 and out.shape == (400, 100)
     assert abs(out.mean() - 1.0) < 0.03 and abs(out.std() - 2.0) < 0.03
+
+
+def test_random_ops_take_their_shape_from_shape_tensor():
+    from pyfluid.ops import get_op
+    shape = np.array([2, 5], dtype="int64")
+    for op_type in ("uniform_random", "gaussian_random", "fill_constant"):
+        out = get_op(op_type).run(*([None] if op_type == "fill_constant" else []), shape,
+                                  shape=[7], dtype=5)
+        assert out.shape == (2, 5), op_type
