@@ -154,7 +154,8 @@ def _elementwise(op_type, fn, grad=None, uses_out=False):
     def grads(x, y, out, dout, axis):
         if axis == -1 or axis + y.ndim == x.ndim:   # NumPy's alignment: no reshapes needed
             dx, dy = grad(x, y, out, dout)
-            return unbroadcast(dx, x.shape), unbroadcast(dy, y.shape)
+            return (dx if dx.shape == x.shape else unbroadcast(dx, x.shape),
+                    dy if dy.shape == y.shape else unbroadcast(dy, y.shape))
         xb, yb = broadcast_pair(x, y, axis)
         dx, dy = grad(xb, yb, out, dout)
         return (unbroadcast(dx, xb.shape).reshape(x.shape),

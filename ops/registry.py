@@ -293,10 +293,14 @@ def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
 def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> Callable:
     """The derived grad op's kernel: call the rule, pick differentiable slots, unbroadcast."""
     n_inputs = len(fwd.inputs)
-    wanted = [i for i, s in enumerate(fwd.inputs) if s.name not in fwd.no_grad]
-    like_pos = {i: [j for j, s in enumerate(in_slots) if s.name == fs.name]
-                for i, fs in enumerate(fwd.inputs)}
-    single = len(wanted) == 1
+    # per differentiable input slot: (its index, the grad op input holding its forward value
+    # or None, whether it is duplicable) - decided once here, not on every call
+    plan = []
+    for i, fs in enumerate(fwd.inputs):
+        if fs.name not in fwd.no_grad:
+            like = next((j for j, s in enumerate(in_slots) if s.name == fs.name), None)
+            plan.append((i, like, fs.duplicable))
+    single = len(plan) == 1
 
     def kernel(*values, **attrs):
         grads = fn(*values, **attrs)
@@ -306,12 +310,14 @@ def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> 
             raise ValueError(f"grad rule of '{fwd.type}' returned {len(grads)} gradients, "
                              f"expected one per input slot ({n_inputs})")
         out = []
-        for i in wanted:
+        for i, like, duplicable in plan:
             g = grads[i]
-            if like_pos[i] and g is not None:
-                like = values[like_pos[i][0]]
-                g = ([unbroadcast(a, b) for a, b in zip(g, like)] if fwd.inputs[i].duplicable
-                     else unbroadcast(g, like))
+            if like is not None and g is not None:
+                ref = values[like]
+                if duplicable:
+                    g = [unbroadcast(a, b) for a, b in zip(g, ref)]
+                elif ref is not None and g.shape != ref.shape:
+                    g = unbroadcast(g, ref)
             out.append(g)
         return out[0] if single else tuple(out)
 
@@ -321,7 +327,9 @@ def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> 
 
 def unbroadcast(grad, like):
     """Reduce a broadcast gradient to the shape of ``like`` (an array or a shape)."""
-    shape = like.shape if hasattr(like, "shape") else tuple(like)
+    shape = getattr(like, "shape", None)
+    if shape is None:
+        shape = tuple(like)
     if grad is None or not isinstance(grad, np.ndarray) or grad.shape == shape:
         return grad
     if grad.size == math.prod(shape):
