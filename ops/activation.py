@@ -14,7 +14,7 @@ def relu_kernel(x):
     return np.maximum(x, x.dtype.type(0))
 
 
-@relu.def_grad
+@relu.def_grad(exact=True)
 def relu_grad(out, dout):
     return dout * (out > 0)
 

@@ -60,7 +60,7 @@ def mul_kernel(x, y, *, x_num_col_dims, y_num_col_dims):
     return (x2 @ y2).reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
 
-@mul.def_grad
+@mul.def_grad(exact=True)
 def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True)):
     if x.ndim == 2 and y.ndim == 2:
         x2, y2, d2 = x, y, dout
@@ -162,11 +162,11 @@ def _elementwise(op_type, fn, grad=None, uses_out=False):
                 unbroadcast(dy, yb.shape).reshape(y.shape))
 
     if uses_out:
-        @op.def_grad
+        @op.def_grad(exact=True)
         def rule_with_out(x, y, out, dout, *, axis):
             return grads(x, y, out, dout, axis)
     elif grad is not None:
-        @op.def_grad
+        @op.def_grad(exact=True)
         def rule(x, y, dout, *, axis):
             return grads(x, y, None, dout, axis)
     return op

@@ -53,7 +53,7 @@ def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
     return np.asarray(out, dtype=dtype)
 
 
-@reduce_mean.def_grad
+@reduce_mean.def_grad(exact=True)
 def reduce_mean_grad(x, dout, *, dim, keep_dim, reduce_all):
     if dout.size == 1:                      # a mean over everything (the usual loss)
         return np.full(x.shape, dout.reshape(()) / x.dtype.type(max(x.size, 1)), x.dtype)

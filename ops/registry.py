@@ -170,10 +170,16 @@ class OpDef:
         self.op_kernel = fn
         return fn
 
-    def def_grad(self, fn: Callable) -> Callable:
-        self.grad_fn = fn
-        register(_derive_grad_op(self, fn))
-        return fn
+    def def_grad(self, fn: Callable | None = None, *, exact: bool = False) -> Callable:
+        """Declare the grad rule (``@op.def_grad``). ``@op.def_grad(exact=True)`` promises that
+        the rule already returns one gradient per *differentiable* input slot, each with its
+        input's shape: the derived grad op then runs the rule itself, without the generic
+        wrapper (used for the ops on every training step's hot path)."""
+        def declare(rule: Callable) -> Callable:
+            self.grad_fn = rule
+            register(_derive_grad_op(self, rule, exact))
+            return rule
+        return declare(fn) if fn is not None else declare
 
     # -- queries ----------------------------------------------------------------------------
     def slot(self, name: str, outputs: bool = False) -> Slot | None:
@@ -260,7 +266,7 @@ def default_grad_op_spec(fwd: OpDef, op, no_grad_names: set) -> dict:
     return {"type": grad_def.type, "inputs": inputs, "outputs": outputs, "attrs": attrs}
 
 
-def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
+def _derive_grad_op(fwd: OpDef, fn: Callable, exact: bool = False) -> OpDef:
     """Build ``<type>_grad`` from a grad function whose parameter names pick its slots."""
     by_param = {s.name.lower(): s for s in fwd.inputs + fwd.outputs}
     by_param.update({"d" + s.name.lower(): Slot(s.name + GRAD_SUFFIX, s.duplicable, True)
@@ -284,7 +290,7 @@ def _derive_grad_op(fwd: OpDef, fn: Callable) -> OpDef:
     grad_def.outputs = tuple(Slot(s.name + GRAD_SUFFIX, s.duplicable, True) for s in diff_slots)
     grad_def.attrs = dict(fwd.attrs)
     grad_def.forward = fwd
-    grad_def.kernel = _grad_kernel(fwd, fn, in_slots, diff_slots)
+    grad_def.kernel = fn if exact else _grad_kernel(fwd, fn, in_slots, diff_slots)
     grad_def.kernel_attrs = tuple(attr_names)
     grad_def.takes_wanted = "wanted" in inspect.signature(fn).parameters
     return grad_def
