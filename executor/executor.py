@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.context import default_main_program
-from ..framework.passes import BuildStrategy, apply_passes
+from ..framework.passes import DEFAULT_STRATEGY, BuildStrategy, apply_passes
 from ..framework.program import Program
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
                    fetch_names, fetch_op_targets, normalize_feed)
@@ -102,7 +102,9 @@ class Executor:
                               "correctly or you can pass the Program or the CompiledProgram "
                               "manually.", stacklevel=3)
             optimized = apply_passes(program, strategy, feed_names, fetch)   # graph passes
-            plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program)
+            reuse = (strategy or DEFAULT_STRATEGY).reusing_buffers()
+            plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
+                                           reuse_buffers=reuse)
             while len(self._plans) > _PLAN_CACHE_SIZE:
                 self._plans.popitem(last=False)
         return plan

@@ -26,13 +26,16 @@ import numpy as np
 
 from ..framework.errors import ExecutionError, FetchError
 from ..ops.registry import EMPTY_VAR, get_op
+from .buffer_reuse import reusable_temporaries
 
 _plan_ids = itertools.count()
 
 
 class Plan:
-    def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None):
+    def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
+                 reuse_buffers: bool = False):
         self.program = program
+        self.reuse_buffers = reuse_buffers     # in-place kernels on temporaries (buffer_reuse.py)
         self.origin = origin or program       # the program as the user wrote it (for errors)
         self.block = block = program.global_block()
         self.feed_names = feed_names
@@ -94,6 +97,9 @@ class Plan:
                     break
             if safe:
                 chosen.add(index)
+        if self.reuse_buffers and len(self.program.blocks) == 1:   # sub-blocks: reads unseen
+            chosen |= reusable_temporaries(self.ops, self.feed_names, self.fetch_names,
+                                           self._is_persistable)
         return chosen
 
     def _build(self) -> None:
@@ -140,8 +146,9 @@ class Plan:
         folded = self._fold(index, op, opdef, kernel, kwargs)
         if folded is not None:
             return folded, [], op.output_arg_names
-        if index in self._inplace:
+        if index in self._inplace:   # takes the pure kernel's attrs, not a specialized one's
             kernel = opdef.inplace_kernel
+            kwargs = {k: op.attrs.get(k, opdef.attrs[k].default) for k in opdef.kernel_attrs}
         self.namespace[f"k{index}"] = kernel
         args, read_names = [], []
         for slot in opdef.inputs:

@@ -6,7 +6,8 @@ import numpy as np
 from .common import normalize_axis
 from .registry import register_op, same_as
 
-relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
+                   fresh_outputs=True)
 
 
 @relu.def_kernel
@@ -14,12 +15,19 @@ def relu_kernel(x):
     return np.maximum(x, x.dtype.type(0))
 
 
+@relu.def_inplace_kernel(Out="X")
+def relu_into_x(x):
+    if type(x) is np.ndarray and x.ndim:
+        return np.maximum(x, x.dtype.type(0), out=x)
+    return relu_kernel(x)
+
+
 @relu.def_grad(exact=True)
 def relu_grad(out, dout):
     return dout * (out > 0)
 
 
-tanh = register_op("tanh", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+tanh = register_op("tanh", inputs=["X"], outputs=["Out"], infer_shape=same_as(), fresh_outputs=True)
 tanh.def_kernel(np.tanh)
 
 
@@ -28,7 +36,8 @@ def tanh_grad(out, dout):
     return dout * (1 - out * out)
 
 
-sigmoid = register_op("sigmoid", inputs=["X"], outputs=["Out"], infer_shape=same_as())
+sigmoid = register_op("sigmoid", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
+                      fresh_outputs=True)
 
 
 @sigmoid.def_kernel

@@ -77,3 +77,14 @@ def reduced_shape(shape: tuple, axes: tuple | None, keep_dim: bool) -> tuple:
     if keep_dim:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def fits_into_x(x, y, axis: int) -> bool:
+    """Whether a binary elementwise result of ``x`` and ``y`` (Paddle's ``axis``) has x's shape
+    and dtype and NumPy's alignment, so ``ufunc(x, y, out=x)`` computes it in x's buffer."""
+    if type(x) is not np.ndarray or not x.ndim or getattr(y, "dtype", None) != x.dtype:
+        return False
+    xs, ys = x.shape, y.shape
+    if len(ys) > len(xs) or not (axis == -1 or axis + len(ys) == len(xs) or len(ys) == len(xs)):
+        return False
+    return ys == xs[len(xs) - len(ys):] or np.broadcast_shapes(xs, ys) == xs

@@ -127,7 +127,7 @@ def conv2d_backward(x, filt, dout, *, strides, paddings, padding_algorithm, grou
 
 def _register(op_type: str):
     op = register_op(op_type, inputs=["Input", "Filter"], outputs=["Output"], attrs=CONV_ATTRS,
-                     infer_shape=_conv_shape(op_type))
+                     infer_shape=_conv_shape(op_type), fresh_outputs=True)
 
     @op.def_kernel
     def kernel(x, filt, *, strides, paddings, padding_algorithm, groups, dilations, data_format):

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .common import broadcast_pair, elementwise_shape
+from .common import broadcast_pair, elementwise_shape, fits_into_x
 from .registry import register_op
 from .types import AttrType, Meta
 
@@ -24,7 +24,7 @@ fc = register_op(
                  "use_quantizer": False, "mkldnn_data_type": "float32", "Scale_in": 1.0,
                  "Scale_weights": (AttrType.FLOATS, [1.0]), "Scale_out": 1.0,
                  "force_fp32_output": False},
-    differentiable=False)
+    differentiable=False, fresh_outputs=True)
 
 
 def _check_activation(activation_type: str) -> None:
@@ -72,7 +72,7 @@ fused_elemwise_activation = register_op(
     "fused_elemwise_activation", inputs=["X", "Y"], outputs=["Out", "IntermediateOut?"],
     attrs={"axis": -1, "scale": 0.0, "save_intermediate_out": False,
            "functor_list": (AttrType.STRINGS, [])},
-    differentiable=False)
+    differentiable=False, fresh_outputs=True)
 
 
 def _compound(functor_list) -> tuple:
@@ -101,3 +101,15 @@ def fused_elemwise_activation_kernel(x, y, *, axis, save_intermediate_out, funct
         return np.maximum(out, out.dtype.type(0)), out
     np.maximum(out, out.dtype.type(0), out=out)
     return out, None
+
+
+@fused_elemwise_activation.def_inplace_kernel(Out="X")
+def fused_elemwise_activation_into_x(x, y, *, axis, save_intermediate_out, functor_list):
+    """The same, written into X's buffer when Out has X's shape and dtype (X is a temporary
+    the Executor lets this op overwrite); otherwise the pure kernel."""
+    if save_intermediate_out or not fits_into_x(x, y, axis):
+        return fused_elemwise_activation_kernel(x, y, axis=axis, functor_list=functor_list,
+                                                save_intermediate_out=save_intermediate_out)
+    _compound(functor_list)[1](x, y, out=x)
+    np.maximum(x, x.dtype.type(0), out=x)
+    return x, None

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .common import broadcast_pair, elementwise_shape
+from .common import broadcast_pair, elementwise_shape, fits_into_x
 from .registry import register_op, unbroadcast
 from .types import Meta, VarType
 
@@ -32,7 +32,7 @@ def scale_grad(scaletensor, dout, *, scale):
 
 # -- mul: flatten to 2-D, then matmul ---------------------------------------------------------------
 mul = register_op("mul", inputs=["X", "Y"], outputs=["Out"],
-                  attrs={"x_num_col_dims": 1, "y_num_col_dims": 1})
+                  attrs={"x_num_col_dims": 1, "y_num_col_dims": 1}, fresh_outputs=True)
 
 
 def _flat2(shape, k):
@@ -75,7 +75,7 @@ def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True))
 
 # -- matmul_v2 --------------------------------------------------------------------------------------
 matmul_v2 = register_op("matmul_v2", inputs=["X", "Y"], outputs=["Out"],
-                        attrs={"trans_x": False, "trans_y": False})
+                        attrs={"trans_x": False, "trans_y": False}, fresh_outputs=True)
 
 
 @matmul_v2.def_infer_shape
@@ -135,11 +135,13 @@ def matmul_v2_grad(x, y, dout, *, trans_x, trans_y, wanted=(True, True)):
 
 
 # -- elementwise binary ops -------------------------------------------------------------------------
-def _elementwise(op_type, fn, grad=None, uses_out=False):
+def _elementwise(op_type, fn, grad=None, uses_out=False, shape_only=(), inplace=False):
     """Declare ``op_type`` = ``fn(x, y)`` with Paddle's axis broadcasting. ``grad(x, y, out,
-    dout)`` gets x and y aligned by ``axis``; their gradients are reduced back here."""
+    dout)`` gets x and y aligned by ``axis``; their gradients are reduced back here.
+    ``shape_only``: the forward inputs ``grad`` reads only for their shapes; ``inplace``: an
+    in-place kernel writing Out into X's buffer (when Out has X's shape and dtype)."""
     op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1},
-                     infer_shape=elementwise_shape)
+                     infer_shape=elementwise_shape, fresh_outputs=True)
 
     @op.def_kernel
     def kernel(x, y, *, axis):
@@ -161,20 +163,28 @@ def _elementwise(op_type, fn, grad=None, uses_out=False):
         return (unbroadcast(dx, xb.shape).reshape(x.shape),
                 unbroadcast(dy, yb.shape).reshape(y.shape))
 
+    if inplace:
+        @op.def_inplace_kernel(Out="X")
+        def kernel_into_x(x, y, *, axis):
+            return fn(x, y, out=x) if fits_into_x(x, y, axis) else kernel(x, y, axis=axis)
+
     if uses_out:
         @op.def_grad(exact=True)
         def rule_with_out(x, y, out, dout, *, axis):
             return grads(x, y, out, dout, axis)
     elif grad is not None:
-        @op.def_grad(exact=True)
+        @op.def_grad(exact=True, shape_only=shape_only)
         def rule(x, y, dout, *, axis):
             return grads(x, y, None, dout, axis)
     return op
 
 
-_elementwise("elementwise_add", np.add, lambda x, y, out, dout: (dout, dout))
-_elementwise("elementwise_sub", np.subtract, lambda x, y, out, dout: (dout, -dout))
-_elementwise("elementwise_mul", np.multiply, lambda x, y, out, dout: (dout * y, dout * x))
+_elementwise("elementwise_add", np.add, lambda x, y, out, dout: (dout, dout),
+             shape_only=("x", "y"), inplace=True)
+_elementwise("elementwise_sub", np.subtract, lambda x, y, out, dout: (dout, -dout),
+             shape_only=("x", "y"), inplace=True)
+_elementwise("elementwise_mul", np.multiply, lambda x, y, out, dout: (dout * y, dout * x),
+             inplace=True)
 _elementwise("elementwise_div", np.divide,
              lambda x, y, out, dout: (dout / y, -dout * out / y), uses_out=True)
 _elementwise("elementwise_pow", np.power,

@@ -32,15 +32,14 @@ which gradients it writes, so costly unused ones (a data input's) are never comp
 """
 from __future__ import annotations
 
-import math
-
 import difflib
 import inspect
+import math
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from .types import AttrType, Meta, attr_type_of
+from .types import AttrType, attr_type_of
 
 GRAD_SUFFIX = "@GRAD"
 EMPTY_VAR = "@EMPTY@"
@@ -107,7 +106,7 @@ class OpDef:
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
                  views_input: bool = False, foldable: bool = False,
-                 extra_outputs: Sequence[str] = ()):
+                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
@@ -128,6 +127,8 @@ class OpDef:
         self.takes_wanted = False                   # grad rule skips gradients nobody reads
         self.views_input = views_input              # outputs may be views of the first input
         self.foldable = foldable                    # without inputs, the same value every run
+        self.fresh_outputs = fresh_outputs          # kernels always return new, unshared arrays
+        self.shape_only: frozenset = frozenset()    # input slots read only for shape/dtype
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites
         self.forward: OpDef | None = None           # set on derived <type>_grad ops
@@ -170,14 +171,19 @@ class OpDef:
         self.op_kernel = fn
         return fn
 
-    def def_grad(self, fn: Callable | None = None, *, exact: bool = False) -> Callable:
+    def def_grad(self, fn: Callable | None = None, *, exact: bool = False,
+                 shape_only: Sequence[str] = ()) -> Callable:
         """Declare the grad rule (``@op.def_grad``). ``@op.def_grad(exact=True)`` promises that
         the rule already returns one gradient per *differentiable* input slot, each with its
         input's shape: the derived grad op then runs the rule itself, without the generic
-        wrapper (used for the ops on every training step's hot path)."""
+        wrapper (used for the ops on every training step's hot path). ``shape_only`` names
+        forward slots (``"x"`` or ``"X"``) the rule reads only for their shape and dtype (Paddle's
+        no-need-buffer inputs): the Executor may overwrite such a value before the grad op runs."""
         def declare(rule: Callable) -> Callable:
             self.grad_fn = rule
-            register(_derive_grad_op(self, rule, exact))
+            grad_def = _derive_grad_op(self, rule, exact)
+            grad_def.shape_only = _shape_only_slots(grad_def, shape_only)
+            register(grad_def)
             return rule
         return declare(fn) if fn is not None else declare
 
@@ -296,6 +302,15 @@ def _derive_grad_op(fwd: OpDef, fn: Callable, exact: bool = False) -> OpDef:
     return grad_def
 
 
+def _shape_only_slots(grad_def: OpDef, names: Sequence[str]) -> frozenset:
+    by_lower = {s.name.lower(): s.name for s in grad_def.inputs if not s.name.endswith(GRAD_SUFFIX)}
+    unknown = [n for n in names if n.lower() not in by_lower]
+    if unknown:
+        raise TypeError(f"grad of '{grad_def.forward.type}': shape_only {unknown} names no forward "
+                        f"slot the rule reads; choose from {sorted(by_lower)}")
+    return frozenset(by_lower[n.lower()] for n in names)
+
+
 def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> Callable:
     """The derived grad op's kernel: call the rule, pick differentiable slots, unbroadcast."""
     n_inputs = len(fwd.inputs)
@@ -390,7 +405,3 @@ def same_as(slot_index: int = 0) -> Callable:
     def infer(*metas, **_):
         return metas[slot_index]
     return infer
-
-
-def meta(shape, dtype) -> Meta:
-    return Meta(tuple(int(d) for d in shape), dtype)

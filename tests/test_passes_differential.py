@@ -1,6 +1,7 @@
-"""Randomized differential test of the graph passes: random small training programs (MLPs
-with views of their weights, several optimizers, random fetch lists and feeds) give
-bit-identical fetches and scope state with the passes on and off."""
+"""Randomized differential test of the graph passes and buffer reuse: random small training
+programs (MLPs with views of their weights, elementwise add/sub/mul with and without relu,
+several optimizers, random fetch lists including intermediates, and feeds) give bit-identical
+fetches and scope state with the passes on (with and without fusion) and off."""
 import numpy as np
 import pytest
 
@@ -32,6 +33,16 @@ def random_program(rng):
             if rng.random() < 0.3:                       # an elementwise_add + relu chain
                 h = paddle.nn.functional.relu(h + h)
                 candidates.append(h)
+            if rng.random() < 0.5:                       # elementwise ops on temporaries
+                size = int(rng.integers(2, 7))
+                first = static.nn.fc(h, size) if rng.random() < 0.7 else static.nn.fc(h, 1)
+                combine = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b][
+                    int(rng.integers(3))]
+                h = combine(first, static.nn.fc(h, size))    # [N, 1] op [N, size]: no reuse
+                candidates.append(h)
+                if rng.random() < 0.5:
+                    h = paddle.nn.functional.relu(h)
+                    candidates.append(h)
         logits = static.nn.fc(h, 3)
         loss = paddle.nn.functional.cross_entropy(logits, label)
         block = main.global_block()
@@ -43,19 +54,23 @@ def random_program(rng):
             loss = loss + paddle.mean(wt) * 0.0
             candidates.append(wt)
         OPTIMIZERS[int(rng.integers(len(OPTIMIZERS)))]().minimize(loss)
-    fetchable = [loss, logits, x, *candidates, *weights]
+    temporaries = [block.var(n) for op in block.ops for n in op.output_arg_names
+                   if op.type in ("mul", "matmul_v2", "elementwise_add", "elementwise_sub",
+                                  "elementwise_mul", "scale", "relu")]
+    fetchable = [loss, logits, x, *candidates, *weights, *temporaries]
     fetchable += [block.var(p.name + "@GRAD") for p in weights if block.has_var(p.name + "@GRAD")]
     picks = rng.integers(0, len(fetchable), int(rng.integers(0, 4)))   # repeats allowed
     return main, startup, width, [fetchable[i] for i in picks]
 
 
-def run_steps(main, startup, feeds, fetch, passes):
+def run_steps(main, startup, feeds, fetch, passes, fuse=True):
     scope = static.Scope()
     exe = static.Executor()
     paddle.seed(7)
     exe.run(startup, scope=scope)
     strategy = static.BuildStrategy()
     strategy.enable_passes = passes
+    strategy.fuse_elementwise_act = strategy.fuse_fc = fuse
     compiled = static.CompiledProgram(main, build_strategy=strategy)
     results = [exe.run(compiled, feed=feed, fetch_list=fetch, scope=scope) for feed in feeds]
     state = {n: np.array(scope.find_var(n).get_tensor()) for n in scope.local_var_names()}
@@ -67,14 +82,15 @@ def same_bits(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+@pytest.mark.parametrize("fuse", [True, False])
 @pytest.mark.parametrize("seed", range(12))
-def test_passes_do_not_change_any_result(seed):
+def test_passes_do_not_change_any_result(seed, fuse):
     rng = np.random.default_rng(seed)
     main, startup, width, fetch = random_program(rng)
     rows = int(rng.integers(1, 5))
     feeds = [{"x": rng.standard_normal((rows, width)).astype("float32"),
               "label": rng.integers(0, 3, (rows, 1))} for _ in range(3)]
-    on, state_on = run_steps(main, startup, feeds, fetch, passes=True)
+    on, state_on = run_steps(main, startup, feeds, fetch, passes=True, fuse=fuse)
     off, state_off = run_steps(main, startup, feeds, fetch, passes=False)
     for step_on, step_off in zip(on, off):
         assert all(same_bits(a, b) for a, b in zip(step_on, step_off))

@@ -11,6 +11,8 @@ class BuildStrategy:
     """Paddle's ``static.BuildStrategy``, reduced to what pyfluid does: one bool per graph pass
     (all on by default), ``enable_passes`` to turn them all off, and ``show_passes`` to print
     the program before and after each pass that changed it (also ``PYFLUID_SHOW_PASSES=1``).
+    ``reuse_buffers`` lets ops write into the buffers of temporaries nothing reads later
+    (executor/buffer_reuse.py); it is on when passes are enabled.
 
     Pass it as ``static.CompiledProgram(program, build_strategy=strategy)``. Other Paddle
     options (``enable_inplace``, ``memory_optimize``, ...) may be set and are ignored."""
@@ -22,6 +24,7 @@ class BuildStrategy:
         self.schedule_optimizer_updates = True
         self.fuse_fc = True
         self.fuse_elementwise_act = True
+        self.reuse_buffers = True
 
     @property
     def fuse_elewise_add_act_ops(self) -> bool:
@@ -37,12 +40,15 @@ class BuildStrategy:
             return ()
         return tuple(name for name in PASS_NAMES if getattr(self, name))
 
+    def reusing_buffers(self) -> bool:
+        return bool(self.enable_passes and self.reuse_buffers)
+
     def showing(self) -> bool:
         return bool(self.show_passes) or os.environ.get("PYFLUID_SHOW_PASSES", "") == "1"
 
     def _key(self) -> tuple:
         """What a compiled plan depends on (the Executor's cache key)."""
-        return self.enabled_passes(), self.showing()
+        return self.enabled_passes(), self.showing(), self.reusing_buffers()
 
     def __repr__(self) -> str:
         return f"BuildStrategy(passes={list(self.enabled_passes())}, show={self.showing()})"
