@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import normalize_axis
+from .common import axis_reduce, normalize_axis
 from .registry import register_op, same_as
 
 relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
@@ -52,9 +52,9 @@ def sigmoid_grad(out, dout):
 
 
 def _softmax(x, axis):
-    shifted = x - x.max(axis=axis, keepdims=True)
+    shifted = x - axis_reduce(x, np.maximum, axis)
     e = np.exp(shifted)
-    return e / e.sum(axis=axis, keepdims=True)
+    return np.divide(e, axis_reduce(e, np.add, axis), out=e)
 
 
 softmax = register_op("softmax", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
@@ -70,7 +70,7 @@ def softmax_kernel(x, *, axis):
 @softmax.def_grad
 def softmax_grad(out, dout, *, axis):
     axis = normalize_axis(axis, out.ndim)
-    return out * (dout - (dout * out).sum(axis=axis, keepdims=True))
+    return out * (dout - axis_reduce(dout * out, np.add, axis))
 
 
 log_softmax = register_op("log_softmax", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
@@ -80,11 +80,11 @@ log_softmax = register_op("log_softmax", inputs=["X"], outputs=["Out"], infer_sh
 @log_softmax.def_kernel
 def log_softmax_kernel(x, *, axis):
     axis = normalize_axis(axis, x.ndim)
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    shifted = x - axis_reduce(x, np.maximum, axis)
+    return shifted - np.log(axis_reduce(np.exp(shifted), np.add, axis))
 
 
 @log_softmax.def_grad
 def log_softmax_grad(out, dout, *, axis):
     axis = normalize_axis(axis, out.ndim)
-    return dout - np.exp(out) * dout.sum(axis=axis, keepdims=True)
+    return dout - np.exp(out) * axis_reduce(dout, np.add, axis)

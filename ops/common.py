@@ -88,3 +88,15 @@ def fits_into_x(x, y, axis: int) -> bool:
     if len(ys) > len(xs) or not (axis == -1 or axis + len(ys) == len(xs) or len(ys) == len(xs)):
         return False
     return ys == xs[len(xs) - len(ys):] or np.broadcast_shapes(xs, ys) == xs
+
+
+_SHORT_AXIS = 64
+
+
+def axis_reduce(x: np.ndarray, ufunc: np.ufunc, axis: int) -> np.ndarray:
+    """``ufunc.reduce(x, axis, keepdims=True)``, fast for a short last axis of a 2-D array
+    (softmax over 10 classes): NumPy reduces a short inner axis row by row (~13 us for
+    256 x 10), but a contiguous transpose reduces whole rows at once (~3 us)."""
+    if x.ndim == 2 and axis == 1 and x.shape[1] <= _SHORT_AXIS < x.shape[0]:
+        return ufunc.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
+    return ufunc.reduce(x, axis=axis, keepdims=True)

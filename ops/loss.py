@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import normalize_axis
+from .common import axis_reduce, normalize_axis
 from .registry import OpDef, grad_name, register, register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
@@ -77,9 +77,9 @@ def _pick(values, index, ax):
 def swce_kernel(logits, label, *, soft_label, use_softmax, ignore_index, axis):
     ax = normalize_axis(axis, logits.ndim)
     if use_softmax and not soft_label:      # the common case, in as few passes as possible
-        shifted = logits - logits.max(axis=ax, keepdims=True)
+        shifted = logits - axis_reduce(logits, np.maximum, ax)
         e = np.exp(shifted)
-        total = e.sum(axis=ax, keepdims=True)
+        total = axis_reduce(e, np.add, ax)
         index, keep = _hard_label_index(label, ignore_index, logits.shape[ax])
         loss = np.log(total) - _pick(shifted, index, ax)
         if not keep.all():
