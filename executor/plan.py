@@ -127,6 +127,13 @@ class Plan:
         shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
                   | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
+        # a fetch written by a kernel that may return one of its inputs as is (an identity
+        # gradient) may be a feed, a scope value or a folded constant: checked at run time
+        writers = {n: op for op in self.ops for n in op.output_arg_names}
+        self.fetch_may_alias = [
+            not is_shared and name in writers
+            and not (writers[name].opdef or get_op(writers[name].type)).fresh_outputs
+            for name, is_shared in zip(self.fetch_names, self.fetch_is_shared)]
         keep = set(self.fetch_names) | set(self.write_back)
         last_read = {}
         for index, names in enumerate(reads):
@@ -250,18 +257,18 @@ class Plan:
 
     def run(self, scope, feeds: list) -> tuple:
         inputs, outputs = self.holders(scope)
-        outside = [h._array for h in inputs] if self.fetch_names else ()
+        may_alias = any(self.fetch_may_alias)
+        outside = [h._array for h in inputs] if may_alias else ()
         try:
             values = self.fn(inputs, outputs, feeds)
         except Exception as exc:
             raise self._explain(exc) from exc
-        if not self.fetch_names:
+        if not may_alias:
             return values
-        # a kernel may return its input as is (an identity gradient), so a fetch of another
-        # name may be a feed, a scope value or a folded constant itself: the caller gets a copy
+        # the caller gets a copy of a fetched feed, scope value or folded constant
         known = self.constant_ids | {id(a) for a in feeds} | {id(a) for a in outside}
-        return tuple(v.copy() if id(v) in known and not shared else v
-                     for v, shared in zip(values, self.fetch_is_shared))
+        return tuple(v.copy() if check and id(v) in known else v
+                     for v, check in zip(values, self.fetch_may_alias))
 
     # -- errors -----------------------------------------------------------------------------
     def _readers(self, name: str):
