@@ -35,8 +35,10 @@ def _value_inputs(op, opdef: OpDef) -> Iterable[str]:
 
 
 def reusable_temporaries(ops: list, fed: Iterable[str], fetched: Iterable[str],
-                         is_persistable: Callable[[str], bool]) -> set[int]:
-    """Indices of ``ops`` that may run their in-place kernel on a temporary input."""
+                         is_persistable: Callable[[str], bool],
+                         too_small: Callable[[str], bool] = lambda name: False) -> set[int]:
+    """Indices of ``ops`` that may run their in-place kernel on a temporary input
+    (``too_small(x)``: not worth it for that input)."""
     fed, fetched = set(fed), set(fetched)
     value_last, any_last, writers = {}, {}, Counter()
     for index, op in enumerate(ops):
@@ -58,7 +60,7 @@ def reusable_temporaries(ops: list, fed: Iterable[str], fetched: Iterable[str],
                 return False
             x = names[0]
             if (x not in fresh or writers[x] != 1 or x in fed or x in fetched
-                    or is_persistable(x) or value_last.get(x) != index):
+                    or is_persistable(x) or value_last.get(x) != index or too_small(x)):
                 return False
             if any(v in fetched or is_persistable(v) or any_last.get(v, -1) >= index
                    for v in sharers.get(x, ()) if v != x):

@@ -56,6 +56,13 @@ class Plan:
             self._locals[name] = f"v{len(self._locals)}"
         return self._locals[name]
 
+    def _known_small(self, name: str) -> bool:
+        """A variable whose declared shape is fully known and small: an ``out=`` ufunc call
+        costs more (~0.6 us) than allocating it anew, so it is not worth reusing."""
+        var = self.block._find_var_recursive(name)
+        shape = var._shape if var is not None else None
+        return shape is not None and all(d >= 0 for d in shape) and math.prod(shape) < 4096
+
     def _is_persistable(self, name: str) -> bool:
         var = self.block._find_var_recursive(name)
         return var is not None and var.persistable
@@ -99,7 +106,7 @@ class Plan:
                 chosen.add(index)
         if self.reuse_buffers and len(self.program.blocks) == 1:   # sub-blocks: reads unseen
             chosen |= reusable_temporaries(self.ops, self.feed_names, self.fetch_names,
-                                           self._is_persistable)
+                                           self._is_persistable, self._known_small)
         return chosen
 
     def _build(self) -> None:
