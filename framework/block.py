@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from ..ops.call_site import user_site
 from ..ops.registry import get_op
 from ..ops.types import Meta, VarType
 from .errors import ProgramError, ShapeError
-from .operator import Operator, creation_site, normalize_attrs, normalize_slots
+from .operator import Operator, normalize_attrs, normalize_slots
 from .variable import Parameter, Variable
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ class Block:
         full_attrs = normalize_attrs(opdef, attrs, self.program._current_role)
         if self.program._op_role_var and "op_role_var" not in (attrs or {}):
             full_attrs["op_role_var"] = list(self.program._op_role_var)
-        op = Operator(self, type, in_slots, out_slots, full_attrs, site=creation_site())
+        op = Operator(self, type, in_slots, out_slots, full_attrs, site=user_site())
         in_vars = {slot: [self._input_var(op, slot, n) for n in names]
                    for slot, names in in_slots.items()}
         out_vars = {slot: [self._output_var(n) for n in names] for slot, names in out_slots.items()}

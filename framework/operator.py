@@ -1,8 +1,6 @@
 """Operators of a static program, validated against their op declaration when built."""
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING, Any
 
 from ..ops.registry import COMMON_ATTRS, ROLE_BACKWARD, ROLE_OPTIMIZE, OpDef, get_op, has_op
@@ -11,21 +9,6 @@ from .errors import ProgramError
 
 if TYPE_CHECKING:
     from .block import Block
-
-_PACKAGE_DIRS = tuple(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + d + os.sep
-    for d in ("framework", "executor", "ops", "proto", "pyfluid"))
-
-
-def creation_site() -> str:
-    """``file:line`` of the first caller outside pyfluid (where the user built an op)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIRS) and "importlib" not in filename:
-            return f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back
-    return "<unknown>"
 
 
 class Operator:

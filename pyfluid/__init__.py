@@ -2,7 +2,15 @@
 design of PaddlePaddle's Fluid. ``import pyfluid as paddle`` runs Paddle static-mode code."""
 from __future__ import annotations
 
-from . import framework, ops  # noqa: F401  (registers every op)
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec(__name__ + ".framework") is None:
+    raise ImportError(
+        "pyfluid is imported from its source folder without being installed: the folders "
+        "framework/, executor/, ops/ and proto/ become pyfluid.* only through installation. "
+        "Run `pip install -e .` (or `pip install .`) in the repository root first.")
+
+from . import framework, ops  # noqa: E402,F401  (registers every op)
 from .executor import CPUPlace, LoDTensor
 from .framework import (Program, disable_static, enable_static, in_dynamic_mode)
 from .ops.tensor import seed as _seed_ops

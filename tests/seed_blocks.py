@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SEEDS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+from shared_fixtures import SEEDS as SEEDS_DIR
 
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 _STRINGS = re.compile(r"'''.*?'''|\"\"\".*?\"\"\"|'[^'\n]*'|\"[^\"\n]*\"")

@@ -10,9 +10,10 @@ import pyfluid as paddle
 import pyfluid.nn.functional as F
 from pyfluid.ops import get_op
 from pyfluid.ops.registry import COMMON_ATTRS
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+FIXTURES = str(PADDLE_FIXTURES)
+needs_fixtures = needs_shared
 
 
 def _ops(program, skip=("feed", "fetch")):

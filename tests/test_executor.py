@@ -11,8 +11,9 @@ from pyfluid.executor import LoDTensor
 from pyfluid.framework import ExecutionError, FeedError, FetchError
 from pyfluid.framework.serialize import program_from_bytes
 from pyfluid.ops.types import VarType
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 def linear_program():
@@ -229,7 +230,7 @@ def test_loaded_program_feed_and_fetch_ops_are_honoured(exe):
         exe.run(loaded, feed=feed, fetch_list=["x"])
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+@needs_shared
 def test_paddle_mlp_model_runs_against_numpy():
     program = program_from_bytes(open(f"{FIXTURES}/mlp_small.pdmodel", "rb").read())
     rng = np.random.default_rng(0)

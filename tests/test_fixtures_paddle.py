@@ -10,11 +10,12 @@ import pytest
 import pyfluid as paddle
 from pyfluid.framework.serialize import program_from_bytes, program_to_bytes
 from pyfluid.io.tensor_stream import TensorReader, tensor_to_bytes
+from shared_fixtures import PADDLE_FIXTURES, SKIP_REASON
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 MODELS = sorted(os.path.basename(p)[:-len(".pdmodel")]
                 for p in glob.glob(os.path.join(FIXTURES, "*.pdmodel")))
-pytestmark = pytest.mark.skipif(not MODELS, reason="/work/shared absent")
+pytestmark = pytest.mark.skipif(not MODELS, reason=SKIP_REASON)
 
 
 @pytest.mark.parametrize("name", MODELS)

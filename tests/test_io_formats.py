@@ -16,8 +16,9 @@ from pyfluid.io.pickles import UnsafePickleError, dump_arrays, load_arrays
 from pyfluid.io.tensor_stream import (TensorReader, TensorStreamError, tensor_from_bytes,
                                       tensor_to_bytes)
 from pyfluid.ops.types import VarType
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 # -- tensor records ---------------------------------------------------------------------------
@@ -87,7 +88,7 @@ def test_huge_claimed_dims_do_not_allocate():
         tensor_from_bytes(forged)
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+@needs_shared
 @pytest.mark.parametrize("name", ["mlp_small", "convnet_small", "norm_mix"])
 def test_paddle_pdiparams_parse_and_rewrite_byte_identical(name):
     data = open(os.path.join(FIXTURES, name + ".pdiparams"), "rb").read()

@@ -8,8 +8,9 @@ import pytest
 
 import pyfluid as paddle
 from pyfluid.nn import initializer as I
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 def _ops(program):
@@ -51,7 +52,7 @@ def test_fc_names_ops_and_default_initializers():
     assert w.shape == (20, 30) and np.abs(w).max() <= limit and w.std() > limit / 3
 
 
-@pytest.mark.skipif(not os.path.exists(FIXTURES), reason="/work/shared absent")
+@needs_shared
 def test_fc_matches_paddle_fixture_program():
     with open(os.path.join(FIXTURES, "mlp_small.pdmodel"), "rb") as f:
         ref = paddle.static.Program.parse_from_string(f.read())

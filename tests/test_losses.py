@@ -10,8 +10,9 @@ import pytest
 
 import pyfluid as paddle
 import pyfluid.nn.functional as F
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 def _softmax(x, axis=-1):
@@ -177,7 +178,7 @@ def test_static_accuracy_top1_and_top2():
 
 
 # -- training parity with Paddle -------------------------------------------------------------------
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+@needs_shared
 def test_train_parity_fixture_losses_and_weights_match_paddle():
     with open(os.path.join(FIXTURES, "train_parity.json")) as f:
         expected = json.load(f)

@@ -21,9 +21,10 @@ from pyfluid.framework.layer_helper import LayerHelper
 from pyfluid.io.tensor_stream import TensorReader
 from pyfluid.ops.registry import OpDef, get_op, registered_ops
 from pyfluid.proto import framework_pb2 as pb
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+FIXTURES = str(PADDLE_FIXTURES)
+needs_fixtures = needs_shared
 PADDLE_PYTHON = os.environ.get("PADDLE_PYTHON") or (
     sys.executable if importlib.util.find_spec("paddle") else None)
 needs_paddle = pytest.mark.skipif(PADDLE_PYTHON is None, reason="real Paddle not installed "

@@ -10,8 +10,9 @@ from pyfluid import static
 from pyfluid.framework import ExecutionError
 from pyfluid.framework.math_ops import append_simple_op
 from pyfluid.framework.passes import PASSES, apply_passes
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -162,7 +163,7 @@ def test_saved_inference_model_runs_fused(tmp_path):
     assert_same_bits(got[0], want[0])
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+@needs_shared
 @pytest.mark.parametrize("name", ["mlp_small", "convnet_small", "norm_mix"])
 def test_models_saved_by_paddle_run_fused_and_identical(name):
     exe = static.Executor()

@@ -13,9 +13,10 @@ from pyfluid.framework.context import default_main_program, default_startup_prog
 from pyfluid.framework.printer import program_to_text
 from pyfluid.framework.serialize import program_from_bytes
 from pyfluid.ops.types import VarType
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 
 
 def check_golden(name: str, text: str) -> None:
@@ -298,7 +299,7 @@ def test_golden_printout_of_roles_blocks_and_lists():
     check_golden("roles_and_blocks", str(main))
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="/work/shared absent")
+@needs_shared
 def test_golden_printout_of_a_paddle_model():
     program = program_from_bytes(open(f"{FIXTURES}/norm_mix.pdmodel", "rb").read())
     check_golden("paddle_norm_mix", str(program))

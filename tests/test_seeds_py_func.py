@@ -16,8 +16,9 @@ import pyfluid
 import pyfluid.fluid
 from pyfluid.framework import context
 from seed_blocks import extract_blocks, seed_path
+from shared_fixtures import SKIP_REASON
 
-pytestmark = pytest.mark.skipif(seed_path("002") is None, reason="/work/shared absent")
+pytestmark = pytest.mark.skipif(seed_path("002") is None, reason=SKIP_REASON)
 
 _INDENT = "    "
 

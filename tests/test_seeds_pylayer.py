@@ -9,10 +9,11 @@ import pytest
 
 import pyfluid
 from seed_blocks import extract_blocks, seed_path
+from shared_fixtures import SKIP_REASON
 
 GUIDES = [p for p in ("000", "003") if seed_path(p) is not None]
 pytestmark = pytest.mark.skipif(seed_path("000") is None,
-                                reason="/work/shared is absent: the seed documents are not here")
+                                reason=SKIP_REASON)
 
 
 @pytest.fixture(autouse=True)
@@ -108,7 +109,7 @@ def test_guide_backward_skipped_without_grad_inputs(prefix):
 def test_api_page_doctests():
     path = seed_path("001")
     if path is None:
-        pytest.skip("/work/shared is absent: the seed documents are not here")
+        pytest.skip(SKIP_REASON)
     blocks = extract_blocks(path)
     ns: dict = {}
     checked = 0

@@ -12,10 +12,11 @@ from pyfluid import static
 from pyfluid.framework.printer import block_to_text
 from pyfluid.framework.serialize import CorruptProgramError, program_from_bytes
 from pyfluid.proto import framework_pb2
+from shared_fixtures import PADDLE_FIXTURES, SKIP_REASON
 
-FIXTURES = "/work/shared/fixtures/paddle"
+FIXTURES = str(PADDLE_FIXTURES)
 PDMODELS = sorted(glob.glob(os.path.join(FIXTURES, "*.pdmodel")))
-needs_fixtures = pytest.mark.skipif(not PDMODELS, reason="/work/shared absent")
+needs_fixtures = pytest.mark.skipif(not PDMODELS, reason=SKIP_REASON)
 
 
 # -- a raw protobuf wire decoder and Paddle's field table (spec §1), for tests only ------------

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
+from shared_fixtures import PADDLE_FIXTURES, SKIP_REASON
 
-FIXTURE = "/work/shared/fixtures/paddle/train_parity"
+FIXTURE = str(PADDLE_FIXTURES / "train_parity")
 pytestmark = pytest.mark.skipif(not os.path.exists(FIXTURE + ".json"),
-                                reason="/work/shared absent")
+                                reason=SKIP_REASON)
 
 
 def _build():
