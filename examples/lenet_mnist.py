@@ -22,7 +22,7 @@ def build_lenet(image, label):
     pool1 = F.max_pool2d(paddle.static.nn.batch_norm(conv1, act="relu"), kernel_size=2, stride=2)
     conv2 = paddle.static.nn.conv2d(pool1, num_filters=16, filter_size=5)
     pool2 = F.max_pool2d(paddle.static.nn.batch_norm(conv2, act="relu"), kernel_size=2, stride=2)
-    hidden = paddle.static.nn.fc(F.flatten(pool2, start_axis=1), 120, activation="relu")
+    hidden = paddle.static.nn.fc(paddle.flatten(pool2, start_axis=1), 120, activation="relu")
     logits = paddle.static.nn.fc(hidden, 10)
     return logits, F.cross_entropy(logits, label)
 

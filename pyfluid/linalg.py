@@ -1,5 +1,4 @@
-"""``paddle.linalg``: the norms pyfluid supports."""
-from .tensor_api import matmul  # noqa: F401
-from .tensor_more import norm  # noqa: F401
+"""``paddle.linalg``."""
+from .tensor.linalg import matmul, norm
 
 __all__ = ["matmul", "norm"]

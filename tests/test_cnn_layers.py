@@ -40,7 +40,7 @@ def test_conv_pool_flatten_program_matches_paddle_fixture():
     ref = _ops(_fixture("convnet_small"))[:5]
     image = paddle.static.data("image", [None, 1, 12, 12], "float32")
     conv = paddle.static.nn.conv2d(image, num_filters=4, filter_size=3, padding=1, act="relu")
-    F.flatten(F.max_pool2d(conv, kernel_size=2, stride=2), start_axis=1)
+    paddle.flatten(F.max_pool2d(conv, kernel_size=2, stride=2), start_axis=1)
     ours = _ops(paddle.static.default_main_program())
     assert [op.type for op in ours] == [op.type for op in ref]
     for mine, theirs in zip(ours, ref):
@@ -165,7 +165,7 @@ def test_functional_pools():
 
 def test_functional_flatten_and_activations_names_and_attrs():
     x = paddle.static.data("x", [None, 2, 3], "float32")
-    flat = F.flatten(x, start_axis=1)
+    flat = paddle.flatten(x, start_axis=1)
     F.gelu(flat, approximate=True)
     hs = F.hardswish(flat)
     F.leaky_relu(flat, 0.2)
@@ -176,7 +176,7 @@ def test_functional_flatten_and_activations_names_and_attrs():
     assert hard_swish.type == "hard_swish" and hard_swish.attr("offset") == 3.0
     assert leaky.attr("alpha") == pytest.approx(0.2)
     with pytest.raises(ValueError, match="stop_axis"):
-        F.flatten(x, start_axis=2, stop_axis=1)
+        paddle.flatten(x, start_axis=2, stop_axis=1)
 
 
 def test_functional_cnn_in_dynamic_mode_matches_static_and_backpropagates():
@@ -184,7 +184,7 @@ def test_functional_cnn_in_dynamic_mode_matches_static_and_backpropagates():
     w = np.random.rand(4, 3, 3, 3).astype("float32")
 
     def net(xv, wv):
-        return F.gelu(F.flatten(F.max_pool2d(F.conv2d(xv, wv, padding=1), 2), 1))
+        return F.gelu(paddle.flatten(F.max_pool2d(F.conv2d(xv, wv, padding=1), 2), 1))
 
     xs, ws = paddle.static.data("x", [2, 3, 6, 6], "float32"), paddle.static.data("w", [4, 3, 3, 3])
     (static_out,) = _run(paddle.static.default_main_program(), paddle.static.Program(),

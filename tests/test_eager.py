@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
-from pyfluid.eager import EagerParameter
+from pyfluid.engine import EagerParameter
 
 
 @pytest.fixture(autouse=True)
@@ -241,7 +241,7 @@ def test_paddle_grad_allow_unused_and_grad_outputs():
 
 
 def test_eager_ops_run_the_registered_declaration(monkeypatch):
-    from pyfluid.eager import run as eager_run
+    from pyfluid.engine import run as eager_run
     from pyfluid.ops import get_op
     calls = []
     for op_type in ("tanh", "tanh_grad"):
@@ -257,7 +257,7 @@ def test_eager_ops_run_the_registered_declaration(monkeypatch):
 
 
 def test_backward_asks_only_for_wanted_gradients(monkeypatch):
-    from pyfluid.eager import run as eager_run
+    from pyfluid.engine import run as eager_run
     from pyfluid.ops import get_op
     seen = []
     grad_op = get_op("matmul_v2_grad")
@@ -273,7 +273,7 @@ def test_backward_asks_only_for_wanted_gradients(monkeypatch):
 
 def test_grad_maker_ops_run_backward_through_their_grad_specs():
     x = _leaf(np.arange(6.0).reshape(2, 3))
-    parts = paddle.eager.run_op("split", {"X": x}, {"num": 3, "axis": 1})
+    parts = paddle.engine.run_op("split", {"X": x}, {"num": 3, "axis": 1})
     (parts[0] * 2 + parts[2]).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[2, 0, 1], [2, 0, 1]])
 

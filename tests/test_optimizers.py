@@ -50,7 +50,7 @@ def _train_static(optimizer, steps=len(GRADS), scheduler=None, **build):
 def _train_eager(make_optimizer, steps=len(GRADS)):
     paddle.disable_static()
     try:
-        w = paddle.eager.EagerParameter(W0.copy(), name="w")
+        w = paddle.engine.EagerParameter(W0.copy(), name="w")
         optimizer = make_optimizer([w])
         trace = []
         for g in GRADS[:steps]:
@@ -252,7 +252,7 @@ def test_eager_optimizer_with_scheduler_and_get_lr():
 def test_eager_state_dict_round_trip():
     paddle.disable_static()
     try:
-        w = paddle.eager.EagerParameter(W0.copy(), name="w")
+        w = paddle.engine.EagerParameter(W0.copy(), name="w")
         first = paddle.optimizer.Adam(0.01, parameters=[w])
         for g in GRADS[:2]:
             w.grad = paddle.to_tensor(g)

@@ -59,7 +59,7 @@ def convnet_small():
     image = paddle.static.data("image", [None, 1, 12, 12], "float32")
     conv = paddle.static.nn.conv2d(image, 4, 3, padding=1, act="relu")
     pooled = paddle.nn.functional.max_pool2d(conv, 2, 2)
-    hidden = paddle.static.nn.fc(paddle.nn.functional.flatten(pooled, 1), 16, activation="tanh")
+    hidden = paddle.static.nn.fc(paddle.flatten(pooled, 1), 16, activation="tanh")
     logits = paddle.static.nn.fc(hidden, 3)
     return [image], [logits, paddle.nn.functional.softmax(logits)]
 
@@ -204,11 +204,11 @@ def wide_net():
     functional = paddle.nn.functional
     image = paddle.static.data("image", [None, 3, 8, 8], "float32")
     h = functional.max_pool2d(paddle.static.nn.conv2d(image, 4, 3, padding=1, act="relu"), 2)
-    h = functional.gelu(paddle.static.nn.layer_norm(functional.flatten(h, 1)))
+    h = functional.gelu(paddle.static.nn.layer_norm(paddle.flatten(h, 1)))
     h = _append("transpose2", paddle.reshape(h, [-1, 8, 8]), {"axis": [0, 2, 1]}, "transpose")
     h = _append("squeeze2", _append("unsqueeze2", h, {"axes": [1]}, "unsqueeze2"),
                 {"axes": [1]}, "squeeze")
-    h = paddle.static.nn.batch_norm(paddle.static.nn.fc(functional.flatten(h, 1), 5),
+    h = paddle.static.nn.batch_norm(paddle.static.nn.fc(paddle.flatten(h, 1), 5),
                                     act="relu")
     h = functional.leaky_relu(_dropout(h, 0.5), 0.1)
     logits = paddle.static.nn.fc(paddle.concat([h, functional.hardswish(h)], axis=1), 3)
@@ -271,7 +271,7 @@ def _shape_net():
     h = _append("transpose2", x, {"axis": [0, 2, 1]}, "transpose")
     h = _append("unsqueeze2", h, {"axes": [1]}, "unsqueeze")
     h = _append("squeeze2", h, {"axes": [1]}, "squeeze")
-    h = paddle.nn.functional.flatten(h, 1)
+    h = paddle.flatten(h, 1)
     h = paddle.static.nn.batch_norm(paddle.static.nn.fc(h, 5), act="relu")
     return x, paddle.static.nn.fc(_dropout(h, 0.5), 2)
 

@@ -7,9 +7,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..eager.engine import Node, edge_of
-from ..eager.grad_mode import is_grad_enabled, no_grad, set_grad_enabled
-from ..eager.tensor import Tensor
+from ..engine.tape import Node, edge_of
+from ..engine.grad_mode import is_grad_enabled, no_grad, set_grad_enabled
+from ..engine.tensor import Tensor
 from ..framework.variable import Variable
 
 

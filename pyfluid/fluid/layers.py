@@ -7,7 +7,7 @@ from ..framework.layer_helper import LayerHelper, check_type
 from ..framework.variable import Variable
 from ..static.nn import fc as _fc
 from ..static.py_func import py_func
-from ..tensor_api import reshape as _reshape
+from ..tensor.manipulation import reshape as _reshape
 
 __all__ = ["accuracy", "cross_entropy", "fc", "mean", "py_func", "reshape"]
 

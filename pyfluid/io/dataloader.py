@@ -128,7 +128,7 @@ class DataLoader:
         from ..framework.context import in_dynamic_mode
         if not in_dynamic_mode():
             return batch
-        from ..eager import Tensor
+        from ..engine import Tensor
         if isinstance(batch, list):
             return [self._convert(b) for b in batch]
         if isinstance(batch, dict):

@@ -51,7 +51,7 @@ def save(obj: dict, path: str, protocol: int = 4, **configs: Any) -> None:
 def load(path: str, **configs: Any) -> dict:
     """The state dict in ``path``: Tensors in dynamic mode (NumPy arrays in static mode or
     with ``return_numpy=True``); the name table is dropped unless ``keep_name_table``."""
-    from ..eager import Tensor
+    from ..engine import Tensor
     from ..framework.context import in_dynamic_mode
     if not os.path.isfile(path):
         raise ValueError(f"The ``path`` ({path}) to load model not exists.")

@@ -6,9 +6,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..eager.tensor import Tensor
+from ..engine.tensor import Tensor
 from ..executor import CPUPlace, Executor, Scope, scope_guard
-from ..nn.layer import Layer
+from ..nn.layer.layers import Layer
 from ..static.input_spec import InputSpec
 from .to_static import StaticFunction
 

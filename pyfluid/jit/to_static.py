@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..eager.tensor import EagerParameter, Tensor
+from ..engine.tensor import EagerParameter, Tensor
 from ..executor import CPUPlace, Executor, Scope
 from ..framework import Program, program_guard, unique_name
 from ..framework.context import disable_static, enable_static, in_dynamic_mode
@@ -203,7 +203,7 @@ def to_static(function: Any = None, input_spec: Sequence[InputSpec] | None = Non
     [...])`` or ``to_static(layer, input_spec=[...])``, which returns the layer with its
     ``forward`` converted."""
     def convert(target: Any):
-        from ..nn.layer import Layer
+        from ..nn.layer.layers import Layer
         if isinstance(target, Layer):
             forward = type(target).forward
             forward = forward._function if isinstance(forward, StaticFunction) else forward

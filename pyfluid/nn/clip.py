@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..eager.grad_mode import no_grad
+from ..engine.grad_mode import no_grad
+from ..tensor.math import add_n, clip, divide, multiply, scale, sqrt, square, sum as total
 
 
 def _needs_clip(param: Any) -> bool:
@@ -14,14 +15,11 @@ def _needs_clip(param: Any) -> bool:
 
 def _clip_factor(norm, clip_norm: float):
     """``clip_norm / max(norm, clip_norm)`` (1 when the norm is within the bound)."""
-    from ..tensor_api import divide, scale
-    from ..tensor_math import clip
     bounded = clip(norm, min=clip_norm)
     return divide(scale(bounded, 0.0, clip_norm), bounded)
 
 
 def _squared_sum(grad):
-    from ..tensor_api import square, sum as total
     return total(square(grad))
 
 
@@ -46,7 +44,6 @@ class ClipGradByValue(ClipGradBase):
             raise ValueError(f"ClipGradByValue: min ({self.min}) must not exceed max ({self.max})")
 
     def _clip(self, params_grads: list) -> list:
-        from ..tensor_math import clip
         return [(p, clip(g, self.min, self.max) if g is not None and _needs_clip(p) else g)
                 for p, g in params_grads]
 
@@ -58,7 +55,6 @@ class ClipGradByNorm(ClipGradBase):
         self.clip_norm = float(clip_norm)
 
     def _clip(self, params_grads: list) -> list:
-        from ..tensor_api import multiply, sqrt
         return [(p, multiply(g, _clip_factor(sqrt(_squared_sum(g)), self.clip_norm))
                  if g is not None and _needs_clip(p) else g) for p, g in params_grads]
 
@@ -73,7 +69,6 @@ class ClipGradByGlobalNorm(ClipGradBase):
         self.group_name = group_name
 
     def _clip(self, params_grads: list) -> list:
-        from ..tensor_api import add_n, multiply, sqrt
         clipped = [g for p, g in params_grads if g is not None and _needs_clip(p)]
         if not clipped:
             return list(params_grads)

@@ -288,7 +288,7 @@ class Optimizer:
     def state_dict(self) -> dict:
         """Accumulators by variable name (``<param>_<acc>_0``; eager values as Tensors) and the
         scheduler's state under ``LR_Scheduler``."""
-        from ..eager import Tensor
+        from ..engine import Tensor
         state: dict[str, Any] = {}
         for key, per_param in self._accumulators.items():
             for param_name, value in per_param.items():

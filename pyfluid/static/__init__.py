@@ -46,5 +46,5 @@ from .input_spec import InputSpec  # noqa: E402
 __all__ += ["InputSpec"]
 from ..framework.passes import BuildStrategy  # noqa: E402
 __all__ += ["BuildStrategy"]
-from ..tensor_more import create_global_var  # noqa: E402
+from ..tensor.creation import create_global_var  # noqa: E402
 __all__ += ["create_global_var"]

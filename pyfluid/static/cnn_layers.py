@@ -7,7 +7,7 @@ from typing import Any
 
 from ..framework.layer_helper import LayerHelper, check_dtype, check_type
 from ..framework.variable import Variable
-from ..nn.cnn_functional import convert_to_list
+from ..nn.functional.window_args import convert_to_list
 from ..nn.initializer import Constant, Normal
 from ..ops.types import VarType
 from ..param_attr import ParamAttr

@@ -1,10 +1,9 @@
-"""``paddle.nn.Layer`` and the basic layers (Linear, Conv2D, ReLU, Sequential).
+"""``paddle.nn.Layer``: parameters, sublayers, state dicts, train/eval.
 
-In dynamic mode a layer's parameters are :class:`~pyfluid.eager.EagerParameter` tensors
-initialized at once (Paddle's default initializers: XavierUniform weights, zero biases,
-Normal(0, sqrt(2 / fan_in)) conv filters). In static mode they are program Parameters created
-through ``LayerHelper`` (init ops in the startup program), so the same model code builds a
-static program too."""
+In dynamic mode a layer's parameters are eager ``EagerParameter`` tensors initialized at once
+(Paddle's default initializers: XavierUniform weights, zero biases). In static mode they are
+program Parameters created through ``LayerHelper`` (init ops in the startup program), so the
+same model code builds a static program too."""
 from __future__ import annotations
 
 import collections
@@ -13,13 +12,14 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .._dispatch import apply_op
-from ..framework import unique_name
-from ..framework.context import in_dynamic_mode
-from ..framework.layer_helper import LayerHelper
-from ..framework.variable import Parameter
-from ..eager.tensor import EagerParameter, Tensor
-from ..ops.types import to_numpy_dtype
+from ...engine.tensor import EagerParameter, Tensor
+from ...framework import unique_name
+from ...framework.context import in_dynamic_mode
+from ...framework.layer_helper import LayerHelper
+from ...framework.variable import Parameter
+from ...ops.types import to_numpy_dtype
+from ...param_attr import ParamAttr
+from ..initializer import Constant, XavierUniform
 
 
 def _snake(name: str) -> str:
@@ -75,7 +75,6 @@ class Layer:
                          is_bias: bool = False, default_initializer: Any = None):
         """A parameter named ``<layer full name>.w_<k>`` (or ``.b_<k>``) unless ``attr``
         names it; None when ``attr`` is False."""
-        from ..param_attr import ParamAttr
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -83,7 +82,6 @@ class Layer:
         if not in_dynamic_mode():
             return LayerHelper(self._full_name, name=self._full_name).create_parameter(
                 attr, list(shape), dtype, is_bias, default_initializer)
-        from .initializer import Constant, XavierUniform
         initializer = attr.initializer or default_initializer or (
             Constant(0.0) if is_bias else XavierUniform())
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
@@ -200,81 +198,3 @@ class Layer:
             body = repr(layer).replace("\n", "\n  ")
             lines.append(f"  ({name}): {body}")
         return "\n".join(lines) + ")" if len(lines) > 1 else lines[0] + ")"
-
-
-class Linear(Layer):
-    """``y = x @ weight + bias`` with weight of shape [in_features, out_features]."""
-
-    def __init__(self, in_features: int, out_features: int, weight_attr: Any = None,
-                 bias_attr: Any = None, name: str | None = None):
-        super().__init__()
-        self.weight = self.create_parameter([in_features, out_features], weight_attr)
-        self.bias = self.create_parameter([out_features], bias_attr, is_bias=True)
-        self.name = name
-
-    def forward(self, x):
-        from .functional import linear
-        return linear(x, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.weight.shape[0]}, out_features={self.weight.shape[1]}"
-
-
-class Conv2D(Layer):
-    """2-D convolution (``F.conv2d``: the ``conv2d`` / ``depthwise_conv2d`` op plus bias)."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, padding_mode: str = "zeros",
-                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"):
-        super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2D padding_mode '{padding_mode}': only 'zeros' is "
-                                      "supported")
-        if in_channels % groups:
-            raise ValueError(f"in_channels ({in_channels}) must be divisible by groups ({groups})")
-        from .initializer import Normal
-        kernel = [int(k) for k in kernel_size] if isinstance(kernel_size, (list, tuple)) \
-            else [int(kernel_size)] * 2
-        self._options = {"stride": stride, "padding": padding, "dilation": dilation,
-                         "groups": groups, "data_format": data_format}
-        std = (2.0 / (int(np.prod(kernel)) * in_channels)) ** 0.5
-        self.weight = self.create_parameter([out_channels, in_channels // groups] + kernel,
-                                            weight_attr, default_initializer=Normal(0.0, std))
-        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
-
-    def forward(self, x):
-        from .functional import conv2d
-        return conv2d(x, self.weight, self.bias, **self._options)
-
-
-class ReLU(Layer):
-    def __init__(self, name: str | None = None):
-        super().__init__()
-
-    def forward(self, x):
-        return apply_op("relu", {"X": x})
-
-
-class Sequential(Layer):
-    """Layers applied in order: ``Sequential(l1, l2)`` or ``Sequential(('name', l1), ...)``."""
-
-    def __init__(self, *layers):
-        super().__init__()
-        items = layers[0].items() if len(layers) == 1 and isinstance(layers[0], dict) else layers
-        for i, item in enumerate(items):
-            name, layer = item if isinstance(item, tuple) else (str(i), item)
-            self.add_sublayer(name, layer)
-
-    def __getitem__(self, index: int) -> Layer:
-        return list(self._sub_layers.values())[index]
-
-    def __len__(self) -> int:
-        return len(self._sub_layers)
-
-    def forward(self, x):
-        for layer in self._sub_layers.values():
-            x = layer(x)
-        return x
-
-
-__all__ = ["Conv2D", "Layer", "Linear", "ReLU", "Sequential"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine import Node
+from .tape import Node
 from .grad_mode import _GradMode
 from .run import OpNode, _explain, _info, _record
 from .tensor import Tensor

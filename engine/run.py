@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.registry import GRAD_SUFFIX, get_op
-from .engine import NODE_NUMBERS, Node, edge_of
+from .tape import NODE_NUMBERS, Node, edge_of
 from .grad_mode import _GradMode
 from .tensor import Tensor
 

@@ -1,7 +1,8 @@
-"""``paddle.nn`` loss layers."""
+"""Loss layers."""
 from __future__ import annotations
 
-from . import functional as F
+from .. import functional as F
+from .layers import Layer
 
 
 class CrossEntropyLoss:
@@ -31,3 +32,31 @@ class CrossEntropyLoss:
                                label_smoothing=self.label_smoothing, name=self.name)
 
     __call__ = forward
+
+
+class _Loss(Layer):
+    reduction_error = ""    # Paddle's message, formatted with the received reduction
+
+    def __init__(self, reduction: str = "mean", name: str | None = None):
+        if reduction not in ("sum", "mean", "none"):
+            raise ValueError(self.reduction_error.format(reduction))
+        super().__init__()
+        self.reduction, self.name = reduction, name
+
+
+class MSELoss(_Loss):
+    """Mean / sum / none of ``(input - label) ** 2``."""
+    reduction_error = ("'reduction' in 'MSELoss' should be 'sum', 'mean' or 'none', but "
+                       "received {}.")
+
+    def forward(self, input, label):
+        return F.mse_loss(input, label, self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean / sum / none of ``|input - label|``."""
+    reduction_error = ("The value of 'reduction' in L1Loss should be 'sum', 'mean' or 'none', "
+                       "but received {}, which is not allowed.")
+
+    def forward(self, input, label):
+        return F.l1_loss(input, label, self.reduction, self.name)

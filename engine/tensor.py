@@ -11,7 +11,6 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.arithmetic import OperatorMethods, scale_rule
-from ..variable_methods import api_method
 from ..ops.types import VarType, convert_dtype, to_numpy_dtype
 
 
@@ -139,7 +138,7 @@ class Tensor(OperatorMethods):
     def backward(self, grad_tensor: "Tensor | None" = None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into the ``grad`` of every leaf that needs it. The
         initial gradient is ``grad_tensor`` or ones shaped like this tensor."""
-        from .engine import backward
+        from .tape import backward
         backward([self], [grad_tensor], retain_graph=retain_graph)
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
@@ -268,15 +267,6 @@ def is_zeros_view(array: np.ndarray) -> bool:
     return array.base is not None and array.base is _ZERO_SCALARS.get(array.dtype)
 
 
-for _name in ("abs", "exp", "log", "matmul", "mean", "relu", "reshape", "sigmoid", "split",
-              "sqrt", "square", "sum", "tanh", "transpose", "max", "min", "prod", "argmax",
-              "argmin", "clip", "pow", "flatten", "squeeze", "unsqueeze", "tile", "expand",
-              "gather", "cumsum", "topk", "sign", "floor", "round", "reciprocal", "rsqrt",
-              "logsumexp", "std", "var", "any", "all", "isfinite", "add", "subtract",
-              "multiply", "divide", "maximum", "minimum", "scale", "equal", "not_equal",
-              "greater_than", "greater_equal", "less_than", "less_equal", "argsort"):
-    setattr(Tensor, _name, api_method(_name))
-del _name
 
 
 class EagerParameter(Tensor):

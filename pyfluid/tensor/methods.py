@@ -1,13 +1,17 @@
-"""Paddle's ``monkey_patch_variable`` for static Variables: indexing (``x[:, 1]`` appends a
-``slice`` op) and the tensor methods (``x.sum()``, ``x.reshape(...)``, ``x.max()``...) that
-forward to the functional API, as on eager Tensors."""
+"""Paddle's ``monkey_patch_variable`` / ``monkey_patch_tensor``: the tensor methods
+(``x.sum()``, ``x.reshape(...)``, ``x.max()``...) that forward to the functional API, and
+indexing of static Variables (``x[:, 1]`` appends a ``slice`` op). The engine and the framework
+define the classes; the public API gives them these methods when it is imported."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from .framework.variable import Variable
+from .._dispatch import layer_op
+from ..engine.tensor import Tensor
+from ..framework.variable import Variable
+
 
 _MAX_END = 2 ** 31 - 1     # Paddle's end for an open slice
 
@@ -47,7 +51,6 @@ def _slice_attrs(index: Any, ndim: int, name: str) -> tuple[str, dict]:
 
 
 def _getitem(self: Variable, index: Any) -> Variable:
-    from .tensor_manip import layer_op
     op_type, attrs = _slice_attrs(index, len(self.shape), self.name)
     if not attrs["axes"]:
         return self
@@ -64,11 +67,20 @@ def api_method(name: str):
     return method
 
 
-Variable.__getitem__ = _getitem
-for _name in ("abs", "exp", "log", "matmul", "mean", "sum", "max", "min", "prod", "reshape",
-              "transpose", "flatten", "squeeze", "unsqueeze", "sqrt", "square", "tanh",
-              "sigmoid", "clip", "pow", "argmax", "argmin", "cast", "gather", "tile",
-              "expand", "cumsum", "topk", "split", "sign", "floor", "round", "any", "all"):
-    if not hasattr(Variable, _name):
-        setattr(Variable, _name, api_method(_name))
-del _name
+# the methods static Variables and eager Tensors share; each class keeps what it defines itself
+_METHODS = (
+    "abs", "add", "all", "any", "argmax", "argmin", "argsort", "cast", "clip", "cumsum",
+    "divide", "equal", "exp", "expand", "flatten", "floor", "gather", "greater_equal",
+    "greater_than", "isfinite", "less_equal", "less_than", "log", "logsumexp", "matmul", "max",
+    "maximum", "mean", "min", "minimum", "multiply", "not_equal", "pow", "prod", "reciprocal",
+    "relu", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "split", "sqrt", "square",
+    "squeeze", "std", "subtract", "sum", "tanh", "tile", "topk", "transpose", "unsqueeze", "var")
+
+
+def patch_methods() -> None:
+    """Give Variables and Tensors their Paddle methods (run once by ``import pyfluid``)."""
+    Variable.__getitem__ = _getitem
+    for cls in (Variable, Tensor):
+        for name in _METHODS:
+            if name not in vars(cls):
+                setattr(cls, name, api_method(name))

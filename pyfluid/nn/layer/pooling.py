@@ -1,11 +1,10 @@
-"""Pooling layers (``paddle.nn.MaxPool2D``, ``AvgPool2D``, ``AdaptiveAvgPool2D``): no
-parameters, they call the functional pools with their settings."""
+"""Pooling layers (no parameters: they call the functional pools with their settings)."""
 from __future__ import annotations
 
 from typing import Any
 
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
 
 
 class MaxPool2D(Layer):

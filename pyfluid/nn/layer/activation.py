@@ -1,8 +1,48 @@
-"""Activation layers with settings: GELU, LeakyReLU, ELU, Hardswish, LogSoftmax."""
+"""Activation layers: each calls its ``paddle.nn.functional`` function with its settings."""
 from __future__ import annotations
 
-from . import functional as F
-from .layer import Layer
+from .. import functional as F
+from .layers import Layer
+
+
+class ReLU(Layer):
+    def __init__(self, name: str | None = None):
+        super().__init__()
+
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Softmax(Layer):
+    def __init__(self, axis: int = -1, name: str | None = None):
+        super().__init__()
+        self.axis, self.name = axis, name
+
+    def forward(self, x):
+        return F.softmax(x, self.axis, name=self.name)
+
+
+def _activation_layer(class_name: str, fn) -> type:
+    def __init__(self, name: str | None = None):
+        Layer.__init__(self)
+        self.name = name
+
+    def forward(self, x):
+        return fn(x, name=self.name)
+    return type(class_name, (Layer,), {"__init__": __init__, "forward": forward,
+                                       "__doc__": f"Applies ``F.{fn.__name__}``."})
+
+
+Tanh = _activation_layer("Tanh", F.tanh)
+
+
+Sigmoid = _activation_layer("Sigmoid", F.sigmoid)
+
+
+ReLU6 = _activation_layer("ReLU6", F.relu6)
+
+
+Silu = _activation_layer("Silu", F.silu)
 
 
 class GELU(Layer):
