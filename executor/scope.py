@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
+from ..framework.program_state import use_global_scope
 from .tensor import LoDTensor
 
 
@@ -79,6 +80,9 @@ _global_scope = Scope()
 
 def global_scope() -> Scope:
     return _global_scope
+
+
+use_global_scope(global_scope)   # Program.state_dict() without a scope reads this one
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..ops.call_site import user_site
 from ..ops.registry import get_op
 from ..ops.types import Meta, VarType
+from . import unique_name
 from .errors import ProgramError, ShapeError
 from .operator import Operator, normalize_attrs, normalize_slots
 from .variable import Parameter, Variable
@@ -123,6 +124,24 @@ class Block:
         self.ops.append(op)
         self.program._bump()
         return op
+
+    def _append_with_temporaries(self, type: str, inputs: dict, attrs: dict | None = None,
+                                 name: str | None = None, outputs: dict | None = None,
+                                 layer: str | None = None):
+        """Append ``type`` whose output slots not given in ``outputs`` get new temporaries
+        named ``<layer>_<n>.tmp_<k>`` (``layer``: Paddle's LayerHelper name, default the op
+        type). Returns the created Variable (a tuple of them when there are several)."""
+        outputs = dict(outputs or {})
+        prefix = name or unique_name.generate(layer or type)
+        created = []
+        for slot in get_op(type).outputs:
+            if slot.name in outputs or slot.dispensable:
+                continue
+            var = self.create_var(name=unique_name.generate_with_ignorable_key(prefix + ".tmp"))
+            outputs[slot.name] = var
+            created.append(var)
+        self.append_op(type=type, inputs=inputs, outputs=outputs, attrs=attrs)
+        return created[0] if len(created) == 1 else tuple(created)
 
     def _insert_op(self, index: int, type: str, inputs: dict | None = None,
                    outputs: dict | None = None, attrs: dict | None = None, **_ignored) -> Operator:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from ..ops.types import AttrType
+from ..ops.types import AttrType, VarType
 from . import wire
 from .operator import Operator
 from .serialize import (ATTR_FIELDS, ATTR_TYPE_OF_VALUE, SCALAR_BOOLEAN, SCALAR_COMPLEX128,
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from .program import Program
 
 
-def read_program(data: bytes) -> "Program":
-    """ProgramDesc bytes -> Program (blocks, vars, ops, version and op-version map)."""
-    from .program import Program
-    program = Program(_empty=True)
+def read_program(data: bytes, program_class: type) -> "Program":
+    """ProgramDesc bytes -> a ``program_class`` (blocks, vars, ops, version, op-version map).
+    The class is passed in so that this module sits below the Program it builds."""
+    program = program_class(_empty=True)
     block_bytes = []
     for number, wire_type, value in wire.fields(data, 0, len(data)):
         _expect(wire_type, LENGTH, number, "ProgramDesc")
@@ -341,3 +341,9 @@ def _read_scalar(data: bytes) -> Any:
     if kind == SCALAR_FLOAT64:
         return wire.unpack_double(found[4][1]) if 4 in found else 0.0
     raise ValueError(f"a Scalar has unknown type {kind}")
+
+
+def tensor_desc_from_bytes(data: bytes) -> tuple[VarType, tuple]:
+    """``VarType.TensorDesc`` bytes -> (dtype, dims); raises ValueError on malformed bytes."""
+    shape, dtype = read_tensor_desc(bytes(data))
+    return dtype, shape

@@ -6,11 +6,20 @@ import hashlib
 import itertools
 from typing import Iterator
 
+import struct
+
 from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, ROLE_LRSCHED, ROLE_OPTIMIZE
+from . import program_state, unique_name
 from .block import Block
-from .serialize import PADDLE_VERSION
+from .desc_reader import read_program
 from .operator import Operator
+from .printer import program_to_text
+from .prune import _names_used, prune_with_input
+from .serialize import (PADDLE_VERSION, CorruptProgramError, program_to_bytes,
+                        program_to_text_proto)
 from .variable import Parameter, Variable
+from .verify import verify as verify_program
+from .wire import WireError
 
 _program_ids = itertools.count()
 
@@ -23,7 +32,6 @@ class ProgramDesc:
         self._program = program
 
     def serialize_to_string(self) -> bytes:
-        from .serialize import program_to_bytes
         self.flush()
         return program_to_bytes(self._program)
 
@@ -35,7 +43,6 @@ class ProgramDesc:
         return hashlib.sha256(self.serialize_to_string()).hexdigest()
 
     def _set_version(self, version: int | None = None) -> None:
-        from .serialize import PADDLE_VERSION
         self._program._version_field = PADDLE_VERSION if version is None else version
         self._program._bump()
 
@@ -126,7 +133,6 @@ class Program:
         self._bump()
 
     def _generate_var_name(self) -> str:
-        from . import unique_name
         return unique_name.generate("_generated_var")
 
     # -- roles ------------------------------------------------------------------------------
@@ -175,7 +181,6 @@ class Program:
         if not any(op.role == (ROLE_BACKWARD | ROLE_LOSS) for b in self.blocks for op in b.ops):
             self._inference_optimize()
             return
-        from .prune import _names_used
         for block in self.blocks:
             block.ops = [op for op in block.ops if not op.role & dropped]
         for block in self.blocks:    # a var read only inside a sub-block (control flow) stays
@@ -202,7 +207,6 @@ class Program:
 
     # -- pruning and state ------------------------------------------------------------------
     def _prune_with_input(self, feeded_var_names, targets) -> "Program":
-        from .prune import prune_with_input
         return prune_with_input(self, feeded_var_names, targets)
 
     def _prune(self, targets) -> "Program":
@@ -210,28 +214,23 @@ class Program:
 
     def state_dict(self, mode: str = "all", scope=None) -> dict:
         """``{name: LoDTensor}`` of parameters ('param'), optimizer vars ('opt') or both."""
-        from .program_state import state_dict
-        return state_dict(self, mode, scope)
+        return program_state.state_dict(self, mode, scope)
 
     def set_state_dict(self, state_dict: dict, scope=None) -> None:
-        from .program_state import set_state_dict
-        set_state_dict(self, state_dict, scope)
+        program_state.set_state_dict(self, state_dict, scope)
 
     # -- bytes and text ---------------------------------------------------------------------
     @staticmethod
     def parse_from_string(binary: bytes) -> "Program":
-        from .serialize import program_from_bytes
         return program_from_bytes(binary)
 
     def __str__(self) -> str:
-        from .printer import program_to_text
         return program_to_text(self)
 
     def _to_readable_code(self) -> str:
         return str(self)
 
     def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
-        from .serialize import program_to_text_proto
         return program_to_text_proto(self)
 
     def debug_string(self) -> str:
@@ -242,8 +241,7 @@ class Program:
         return f"<Program {self._id}: {len(self.blocks)} block(s), {ops} op(s)>"
 
     def verify(self) -> None:
-        from .verify import verify
-        verify(self)
+        verify_program(self)
 
 
 def _copy_var(var: Variable, block: Block) -> Variable:
@@ -269,3 +267,18 @@ def _copy_op(op: Operator, block: Block) -> Operator:
     return Operator(block, op.type, {k: list(v) for k, v in op.inputs.items()},
                     {k: list(v) for k, v in op.outputs.items()}, attrs, dict(op.attr_types),
                     op.is_target, op.site)
+
+
+def program_from_bytes(data: bytes, source: str = "<bytes>") -> Program:
+    """Parse ProgramDesc bytes into a Program; malformed input raises CorruptProgramError
+    naming ``source`` (a file name, or ``<bytes>``)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"parse_from_string expects bytes, got {type(data).__name__}")
+    data = bytes(data)
+    try:
+        return read_program(data, Program)
+    except (WireError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError,
+            struct.error) as exc:
+        raise CorruptProgramError(f"{source} ({len(data)} bytes) is not a valid Paddle "
+                                  f"ProgramDesc (.pdmodel): {exc}. The file may be truncated "
+                                  "or not a program at all.") from None

@@ -1,12 +1,12 @@
 """``Program.state_dict`` / ``set_state_dict`` (spec section 5.3): the values of a program's
 parameters and optimizer variables, read from and written to a scope.
 
-The framework never imports the executor at module level; the global scope is looked up only
-when no scope is given."""
+The framework sits below the executor and never imports it: the executor registers its global
+scope here (:func:`use_global_scope`), which is used when no scope is given."""
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -43,11 +43,22 @@ def _selector(mode: str):
     raise ValueError(f"`mode` string should be 'param', 'opt' or 'all', but received {mode}.")
 
 
+_global_scope: Callable[[], Any] | None = None
+
+
+def use_global_scope(provider: Callable[[], Any]) -> None:
+    """Called by the executor: ``provider()`` is the scope used when none is given."""
+    global _global_scope
+    _global_scope = provider
+
+
 def _resolve_scope(scope: Any):
     if scope is not None:
         return scope
-    from ..executor.scope import global_scope  # resolved lazily: framework sits below executor
-    return global_scope()
+    if _global_scope is None:
+        raise RuntimeError("no scope given and no executor registered a global scope; pass "
+                           "scope=... (pyfluid.executor registers one when imported)")
+    return _global_scope()
 
 
 def state_dict(program: "Program", mode: str = "all", scope: Any = None) -> dict:

@@ -203,23 +203,6 @@ def _scalar_bytes(value: Any) -> bytes:
     return _k(1, VARINT) + wire.varint(SCALAR_FLOAT64) + _k(4, FIXED64) + wire.float64(value)
 
 
-# -- reading -----------------------------------------------------------------------------------
-def program_from_bytes(data: bytes, source: str = "<bytes>") -> "Program":
-    """Parse ProgramDesc bytes into a Program; malformed input raises CorruptProgramError
-    naming ``source`` (a file name, or ``<bytes>``)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"parse_from_string expects bytes, got {type(data).__name__}")
-    from .desc_reader import read_program
-    data = bytes(data)
-    try:
-        return read_program(data)
-    except (WireError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError,
-            struct.error) as exc:
-        raise CorruptProgramError(f"{source} ({len(data)} bytes) is not a valid Paddle "
-                                  f"ProgramDesc (.pdmodel): {exc}. The file may be truncated "
-                                  "or not a program at all.") from None
-
-
 # -- text and tensor descriptors (through the generated module) ---------------------------------
 def program_to_text_proto(program: "Program") -> str:
     """The protobuf text format of the program (Paddle's ``to_string``), for debugging."""
@@ -233,10 +216,3 @@ def tensor_desc_to_bytes(dtype: VarType, dims) -> bytes:
     """``VarType.TensorDesc`` bytes (used by the tensor file format)."""
     return _k(1, VARINT) + wire.varint(int(dtype)) + b"".join(
         _k(2, VARINT) + wire.varint(int(d)) for d in dims)
-
-
-def tensor_desc_from_bytes(data: bytes) -> tuple[VarType, tuple]:
-    """Inverse of :func:`tensor_desc_to_bytes`; raises ValueError on malformed bytes."""
-    from .desc_reader import read_tensor_desc
-    shape, dtype = read_tensor_desc(bytes(data))
-    return dtype, shape

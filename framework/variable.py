@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+import numpy as np
+
 from ..ops.registry import grad_name
-from .arithmetic import OperatorMethods
-from ..ops.types import Meta, VarType, convert_dtype
+from ..ops.types import AttrType, Meta, VarType, convert_dtype, to_numpy_dtype
+from . import unique_name
+from .arithmetic import OperatorMethods, scale_rule
 
 if TYPE_CHECKING:
     from .block import Block
@@ -114,28 +117,59 @@ class Variable(OperatorMethods):
         return True
 
     def element_size(self) -> int:
-        from ..ops.types import to_numpy_dtype
         return to_numpy_dtype(self.dtype).itemsize
 
-    # -- ops through operators ---------------------------------------------------------------
+    # -- ops through operators (Paddle's patched operators) ------------------------------------
     def _binary(self, op_type: str, other: Any, reverse: bool = False) -> "Variable":
-        from .math_ops import binary_op
-        return binary_op(op_type, self, other, reverse)
+        """``self <op> other`` (``other <op> self`` when ``reverse``), as Paddle appends it."""
+        if isinstance(other, (int, float, np.integer, np.floating)) and not isinstance(other, bool):
+            rule = scale_rule(op_type, reverse)
+            if rule is not None:
+                return self._scale(*rule(float(other)))
+            # Paddle 2.6: a 0-D constant for ``x <op> c``; for ``c <op> x`` one of x's shape
+            # (Paddle's batch-size-like fill when a dim is unknown; pyfluid then uses [1])
+            shape = list(self.shape) if reverse and all(d >= 0 for d in self.shape) else \
+                [1] if reverse else []
+            other = self._constant(shape, other)
+        if not isinstance(other, Variable):
+            return NotImplemented
+        lhs, rhs = (other, self) if reverse else (self, other)
+        attrs = {} if op_type == "matmul_v2" else {"axis": -1}
+        return self._operator_op(op_type, {"X": lhs, "Y": rhs}, attrs)
 
-    def __neg__(self):
-        from .math_ops import scale
-        return scale(self, -1.0)
+    def __neg__(self) -> "Variable":
+        return self._scale(-1.0, 0.0)
 
     @property
     def T(self) -> "Variable":
-        from .math_ops import append_simple_op
         perm = list(range(len(self.shape)))[::-1]
-        return append_simple_op("transpose2", {"X": self}, {"axis": perm})
+        return self.block.program.current_block()._append_with_temporaries(
+            "transpose2", {"X": self}, {"axis": perm})
 
     def astype(self, dtype: Any) -> "Variable":
-        from .math_ops import operator_op
-        return operator_op("cast", {"X": self},
-                           {"in_dtype": int(self.dtype), "out_dtype": int(convert_dtype(dtype))})
+        return self._operator_op("cast", {"X": self}, {"in_dtype": int(self.dtype),
+                                                       "out_dtype": int(convert_dtype(dtype))})
+
+    def _operator_op(self, op_type: str, inputs: dict, attrs: dict) -> "Variable":
+        """One op for a Python operator: its output is a fresh ``tmp_<n>`` (``unique_name``
+        key "tmp"), as Paddle's patched operators name it."""
+        block = self.block.program.current_block()
+        out = block.create_var(name=unique_name.generate_with_ignorable_key("tmp"))
+        block._append_with_temporaries(op_type, inputs, attrs, outputs={"Out": out})
+        return out
+
+    def _scale(self, scale: float, bias: float) -> "Variable":
+        """``self * scale + bias`` (``-x``, ``x * 2``, ``x + 1``): one ``scale`` op."""
+        return self._operator_op("scale", {"X": self}, {"scale": float(scale), "bias": float(bias),
+                                                        "bias_after_scale": True})
+
+    def _constant(self, shape: list, value: float) -> "Variable":
+        """The constant operand of ``x <op> c`` (Paddle's create_tensor: a ``tmp_<n>``)."""
+        block = self.block.program.current_block()
+        out = block.create_var(name=unique_name.generate_with_ignorable_key("tmp"))
+        block.append_op(type="fill_constant", outputs={"Out": out},
+                        attrs={"shape": shape, "dtype": int(self.dtype), "value": float(value)})
+        return out
 
 
 class VarDesc:
@@ -183,7 +217,6 @@ class VarDesc:
 
     def _set_attr(self, name: str, value: int | str | list) -> None:
         """A VarDesc.Attr (INT, STRING or INTS), serialized with the variable."""
-        from ..ops.types import AttrType
         attr_type = (AttrType.STRING if isinstance(value, str) else
                      AttrType.INTS if isinstance(value, (list, tuple)) else AttrType.INT)
         value = [int(v) for v in value] if attr_type == AttrType.INTS else value

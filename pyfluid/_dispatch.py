@@ -8,7 +8,7 @@ from .engine.run import run_op
 from .engine.tensor import Tensor
 from .framework.context import in_dynamic_mode
 from .framework.layer_helper import LayerHelper
-from .framework.math_ops import append_simple_op
+from .framework.op_append import append_simple_op
 from .framework.variable import Variable
 from .ops import get_op
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .executor import CPUPlace, Executor, Scope, scope_guard
 from .framework.program import Program
-from .framework.serialize import program_from_bytes
+from .framework.program import program_from_bytes
 from .io import ModelFileError, load_inference_model
 from .io.variables import read_bytes
 

@@ -5,7 +5,7 @@ import pytest
 
 import pyfluid as paddle
 from pyfluid import static
-from pyfluid.framework.math_ops import append_simple_op
+from pyfluid.framework.op_append import append_simple_op
 from pyfluid.ops.registry import OpDef, get_op
 
 F = paddle.nn.functional

@@ -11,7 +11,7 @@ import pytest
 
 import pyfluid as paddle
 from pyfluid.executor import Scope, global_scope, scope_guard
-from pyfluid.framework.serialize import program_from_bytes
+from pyfluid.framework.program import program_from_bytes
 from pyfluid.io import ModelFileError
 
 TRAINING = textwrap.dedent("""

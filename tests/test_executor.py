@@ -1,5 +1,4 @@
 """Executor.run: feeds, fetches, scopes, startup programs, loaded programs and failing ops."""
-import os
 import re
 
 import numpy as np
@@ -9,7 +8,7 @@ import pyfluid as paddle
 from pyfluid import static
 from pyfluid.executor import LoDTensor
 from pyfluid.framework import ExecutionError, FeedError, FetchError
-from pyfluid.framework.serialize import program_from_bytes
+from pyfluid.framework.program import program_from_bytes
 from pyfluid.ops.types import VarType
 from shared_fixtures import PADDLE_FIXTURES, needs_shared
 

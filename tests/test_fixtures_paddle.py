@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
-from pyfluid.framework.serialize import program_from_bytes, program_to_bytes
+from pyfluid.framework.program import program_from_bytes
+from pyfluid.framework.serialize import program_to_bytes
 from pyfluid.io.tensor_stream import TensorReader, tensor_to_bytes
 from shared_fixtures import PADDLE_FIXTURES, SKIP_REASON
 

@@ -8,7 +8,7 @@ import pytest
 import pyfluid as paddle
 from pyfluid import static
 from pyfluid.framework import ExecutionError
-from pyfluid.framework.math_ops import append_simple_op
+from pyfluid.framework.op_append import append_simple_op
 from pyfluid.framework.passes import PASSES, apply_passes
 from shared_fixtures import PADDLE_FIXTURES, needs_shared
 

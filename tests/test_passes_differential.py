@@ -7,7 +7,7 @@ import pytest
 
 import pyfluid as paddle
 from pyfluid import static
-from pyfluid.framework.math_ops import append_simple_op
+from pyfluid.framework.op_append import append_simple_op
 
 OPTIMIZERS = [
     lambda: paddle.optimizer.SGD(learning_rate=0.1),

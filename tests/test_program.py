@@ -11,7 +11,7 @@ from pyfluid import static
 from pyfluid.framework import Parameter, Variable, unique_name
 from pyfluid.framework.context import default_main_program, default_startup_program
 from pyfluid.framework.printer import program_to_text
-from pyfluid.framework.serialize import program_from_bytes
+from pyfluid.framework.program import program_from_bytes
 from pyfluid.ops.types import VarType
 from shared_fixtures import PADDLE_FIXTURES, needs_shared
 

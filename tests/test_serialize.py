@@ -10,7 +10,8 @@ import pytest
 import pyfluid as paddle
 from pyfluid import static
 from pyfluid.framework.printer import block_to_text
-from pyfluid.framework.serialize import CorruptProgramError, program_from_bytes
+from pyfluid.framework.program import program_from_bytes
+from pyfluid.framework.serialize import CorruptProgramError
 from pyfluid.proto import framework_pb2
 from shared_fixtures import PADDLE_FIXTURES, SKIP_REASON
 

@@ -5,7 +5,7 @@ import pyfluid as paddle
 from pyfluid import static
 from pyfluid.framework import ProgramError
 from pyfluid.framework.operator import Operator
-from pyfluid.framework.serialize import program_from_bytes
+from pyfluid.framework.program import program_from_bytes
 
 
 def small_program():

@@ -9,9 +9,10 @@ from typing import Any
 from ..executor.scope import global_scope
 from ..framework.context import default_main_program, program_guard
 from ..framework.errors import ProgramError
-from ..framework.math_ops import append_simple_op
+from ..framework.op_append import append_simple_op
 from ..framework.program import Program
-from ..framework.serialize import program_from_bytes, program_to_bytes
+from ..framework.program import program_from_bytes
+from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
 from ..framework.verify import verify
 from ..ops.types import VarType

@@ -10,7 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..framework.serialize import tensor_desc_from_bytes, tensor_desc_to_bytes
+from ..framework.desc_reader import tensor_desc_from_bytes
+from ..framework.serialize import tensor_desc_to_bytes
 from ..ops.types import VarType, convert_dtype, to_numpy_dtype
 
 _U32, _U64, _I32 = struct.Struct("<I"), struct.Struct("<Q"), struct.Struct("<i")
