@@ -46,20 +46,6 @@ def rsqrt_grad(out, dout):
     return dout * out.dtype.type(-0.5) * out * out * out
 
 
-elu = register_op("elu", inputs=["X"], outputs=["Out"], attrs={"alpha": 1.0},
-                  infer_shape=same_as())
-
-
-@elu.def_kernel
-def elu_kernel(x, *, alpha):
-    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
-
-
-@elu.def_grad
-def elu_grad(x, out, dout, *, alpha):
-    return np.where(x > 0, dout, dout * (out + x.dtype.type(alpha)))
-
-
 def _elementwise_shape(x: Meta, y: Meta, *, axis=-1):
     return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
 
