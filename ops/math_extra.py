@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import broadcast_shape, reduce_axes
+from .common import reduce_axes
 from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
 from .registry import register_op, same_as
 from .types import AttrType, Meta, VarType
@@ -46,16 +46,6 @@ def rsqrt_grad(out, dout):
     return dout * out.dtype.type(-0.5) * out * out * out
 
 
-def _elementwise_shape(x: Meta, y: Meta, *, axis=-1):
-    return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
-
-
-for _op_type, _kernel in (("elementwise_floordiv", np.floor_divide),
-                          ("elementwise_mod", np.mod)):
-    register_op(_op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1},
-                infer_shape=_elementwise_shape, differentiable=False).def_kernel(
-        lambda x, y, _fn=_kernel: _fn(x, y))
-
 reduce_prod = register_op("reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
                           infer_shape=_reduce_shape)
 
@@ -80,9 +70,6 @@ for _op_type, _kernel in (("reduce_any", np.any), ("reduce_all", np.all)):
                 infer_shape=_bool_reduce_shape, differentiable=False).def_kernel(
         lambda x, *, dim, keep_dim, reduce_all, _fn=_kernel: np.asarray(
             _fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)))
-
-register_op("isfinite_v2", inputs=["X"], outputs=["Out"], differentiable=False,
-            infer_shape=lambda x: Meta(x.shape, VarType.BOOL)).def_kernel(np.isfinite)
 
 logsumexp = register_op("logsumexp", inputs=["X"], outputs=["Out"],
                         attrs={"axis": (AttrType.INTS, [0]), "keepdim": False,
