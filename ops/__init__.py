@@ -2,7 +2,7 @@
 from . import activation, elementwise, linalg, logic, math, reduce, tensor  # noqa: F401
 from . import init_ops  # noqa: F401  (truncated_gaussian_random, assign_value)
 from . import py_func  # noqa: F401  (the custom Python operator)
-from . import dropout, embedding, loss, optimizer_ops, unary  # noqa: F401
+from . import dropout, embedding, loss, optimizer_ops  # noqa: F401
 from . import conv, norm, pool, shape_ops  # noqa: F401  (CNN inference ops)
 from . import tensor_extra  # noqa: F401  (pow, reduce_max/min, where, cumsum, gather, tile...)
 from . import math_extra  # noqa: F401  (sign, floor, round, elu, reduce_prod, logsumexp...)

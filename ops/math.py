@@ -1,7 +1,12 @@
-"""Scale."""
+"""Math ops: scale, the unary math ops (square, sqrt, exp, log, abs, sign, floor, round,
+reciprocal, rsqrt), pow, clip, cumsum, sum (add_n) and increment."""
 from __future__ import annotations
 
-from .registry import register_op
+import numpy as np
+
+from .common import normalize_axis
+from .registry import register_op, same_as
+from .types import Meta
 
 # -- scale --------------------------------------------------------------------------------------
 scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
@@ -22,3 +27,185 @@ def scale_kernel(x, scale_tensor=None, *, scale, bias, bias_after_scale):
 def scale_grad(scaletensor, dout, *, scale):
     s = scaletensor.reshape(()) if scaletensor is not None else scale
     return dout * dout.dtype.type(s), None
+
+
+# -- unary math ops ---------------------------------------------------------------------------
+def _unary(op_type: str, kernel, **kwargs):
+    op = register_op(op_type, inputs=["X"], outputs=["Out"], infer_shape=same_as(), **kwargs)
+    op.def_kernel(kernel)
+    return op
+
+
+square = _unary("square", np.square)
+
+
+@square.def_grad
+def square_grad(x, dout):
+    return dout * (x + x)
+
+
+sqrt = _unary("sqrt", np.sqrt)
+
+
+@sqrt.def_grad
+def sqrt_grad(out, dout):
+    return dout * out.dtype.type(0.5) / out
+
+
+exp = _unary("exp", np.exp)
+
+
+@exp.def_grad
+def exp_grad(out, dout):
+    return dout * out
+
+
+log = _unary("log", np.log)
+
+
+@log.def_grad
+def log_grad(x, dout):
+    return dout / x
+
+
+abs_op = _unary("abs", np.abs)
+
+
+@abs_op.def_grad
+def abs_grad(x, dout):
+    return dout * np.sign(x)
+
+
+def _zero_grad(x, dout):
+    """Piecewise-constant ops: Paddle's gradient is zero."""
+    return np.zeros_like(dout)
+
+
+def _round_half_away(x):
+    """Paddle's round: halves go away from zero (NumPy's goes to even)."""
+    return np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x)
+
+
+for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away)):
+    _unary(_op_type, _kernel).def_grad(_zero_grad)
+
+reciprocal = _unary("reciprocal", lambda x: np.reciprocal(x))
+
+
+@reciprocal.def_grad
+def reciprocal_grad(out, dout):
+    return -dout * out * out
+
+
+rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x))
+
+
+@rsqrt.def_grad
+def rsqrt_grad(out, dout):
+    return dout * out.dtype.type(-0.5) * out * out * out
+
+
+# -- pow: x ** factor (paddle.pow with a Python number) ----------------------------------------
+pow_op = register_op("pow", inputs=["X", "FactorTensor?"], outputs=["Out"],
+                     attrs={"factor": 1.0}, no_grad=["FactorTensor"],
+                     infer_shape=lambda x, factor_tensor=None, **_: x)
+
+
+def _factor(x, factor_tensor, factor):
+    return x.dtype.type(factor_tensor.reshape(()) if factor_tensor is not None else factor)
+
+
+@pow_op.def_kernel
+def pow_kernel(x, factor_tensor=None, *, factor):
+    return np.power(x, _factor(x, factor_tensor, factor))
+
+
+@pow_op.def_grad
+def pow_grad(x, factortensor, dout, *, factor):
+    f = _factor(x, factortensor, factor)
+    return dout * f * np.power(x, f - 1), None
+
+
+# -- clip: Paddle's bounds come from the attrs unless the Min / Max tensors are given ----------
+clip = register_op("clip", inputs=["X", "Min?", "Max?"], outputs=["Out"],
+                   attrs={"min": 0.0, "max": 0.0}, no_grad=["Min", "Max"],
+                   infer_shape=lambda x, *_, **__: x)
+
+
+def _bounds(x, min_tensor, max_tensor, min, max):
+    lo = min_tensor.reshape(()) if min_tensor is not None else min
+    hi = max_tensor.reshape(()) if max_tensor is not None else max
+    return x.dtype.type(lo), x.dtype.type(hi)
+
+
+@clip.def_kernel
+def clip_kernel(x, min_tensor=None, max_tensor=None, *, min, max):
+    lo, hi = _bounds(x, min_tensor, max_tensor, min, max)
+    if lo > hi:
+        raise ValueError(f"clip: min ({lo}) must be less than or equal to max ({hi})")
+    return np.clip(x, lo, hi)
+
+
+@clip.def_grad
+def clip_grad(x, out, dout):
+    # The bounds may be tensors, so the mask comes from where clipping left x unchanged.
+    return dout * (out == x), None, None
+
+
+# -- cumsum ----------------------------------------------------------------------------------------
+cumsum = register_op("cumsum", inputs=["X"], outputs=["Out"],
+                     attrs={"axis": -1, "flatten": False, "exclusive": False, "reverse": False})
+
+
+@cumsum.def_infer_shape
+def cumsum_shape(x: Meta, *, flatten, **_):
+    if flatten:
+        return Meta((-1 if -1 in x.shape else int(np.prod(x.shape, dtype=np.int64)),), x.dtype)
+    return x
+
+
+def _cumsum(x, axis, exclusive, reverse):
+    if x.ndim == 0:
+        return np.zeros_like(x) if exclusive else x.copy()
+    ax = normalize_axis(axis, x.ndim)
+    data = np.flip(x, ax) if reverse else x
+    out = np.cumsum(data, axis=ax, dtype=x.dtype)
+    if exclusive:
+        out = out - data
+    return np.flip(out, ax).copy() if reverse else out
+
+
+@cumsum.def_kernel
+def cumsum_kernel(x, *, axis, flatten, exclusive, reverse):
+    return _cumsum(x.reshape(-1) if flatten else x, axis, exclusive, reverse)
+
+
+@cumsum.def_grad
+def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
+    return _cumsum(dout, -1 if flatten else axis, exclusive, not reverse).reshape(x.shape)
+
+
+# -- sum (paddle.add_n) ----------------------------------------------------------------------
+sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
+                     infer_shape=lambda xs, **_: xs[0])
+
+
+@sum_op.def_kernel
+def sum_kernel(xs):
+    if len(xs) == 1:
+        return xs[0].copy()
+    out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar
+    for x in xs[2:]:
+        np.add(out, x, out=out)
+    return out
+
+
+@sum_op.def_grad
+def sum_grad(x, dout):
+    return [dout] * len(x)
+
+
+# -- increment ---------------------------------------------------------------------------------
+register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
+            infer_shape=same_as(), differentiable=False).def_kernel(
+    lambda x, *, step: x + x.dtype.type(step))

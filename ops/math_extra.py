@@ -7,43 +7,8 @@ import numpy as np
 
 from .common import reduce_axes
 from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
-from .registry import register_op, same_as
+from .registry import register_op
 from .types import AttrType, Meta, VarType
-
-
-def _unary(op_type: str, kernel, **kwargs):
-    op = register_op(op_type, inputs=["X"], outputs=["Out"], infer_shape=same_as(), **kwargs)
-    op.def_kernel(kernel)
-    return op
-
-
-def _zero_grad(x, dout):
-    """Piecewise-constant ops: Paddle's gradient is zero."""
-    return np.zeros_like(dout)
-
-
-def _round_half_away(x):
-    """Paddle's round: halves go away from zero (NumPy's goes to even)."""
-    return np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x)
-
-
-for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away)):
-    _unary(_op_type, _kernel).def_grad(_zero_grad)
-
-reciprocal = _unary("reciprocal", lambda x: np.reciprocal(x))
-
-
-@reciprocal.def_grad
-def reciprocal_grad(out, dout):
-    return -dout * out * out
-
-
-rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x))
-
-
-@rsqrt.def_grad
-def rsqrt_grad(out, dout):
-    return dout * out.dtype.type(-0.5) * out * out * out
 
 
 reduce_prod = register_op("reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
@@ -94,10 +59,6 @@ def logsumexp_grad(x, out, dout, *, axis, keepdim, reduce_all):
     expand = lambda v: _expand_back(v, x.shape, axis, keepdim, reduce_all)  # noqa: E731
     return expand(dout) * np.exp(x - expand(out))
 
-
-register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
-            infer_shape=same_as(), differentiable=False).def_kernel(
-    lambda x, *, step: x + x.dtype.type(step))
 
 # -- strided_slice (x[::2] on a static Variable) ---------------------------------------------------
 strided_slice = register_op(

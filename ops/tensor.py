@@ -227,25 +227,6 @@ def concat_grad(x, axistensor, dout, *, axis):
     return list(np.split(dout, cuts, axis=ax)), None
 
 
-sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
-                     infer_shape=lambda xs, **_: xs[0])
-
-
-@sum_op.def_kernel
-def sum_kernel(xs):
-    if len(xs) == 1:
-        return xs[0].copy()
-    out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar
-    for x in xs[2:]:
-        np.add(out, x, out=out)
-    return out
-
-
-@sum_op.def_grad
-def sum_grad(x, dout):
-    return [dout] * len(x)
-
-
 # -- feed / fetch: declarations only; the Executor moves the data ---------------------------------
 register_op("feed", inputs=["X"], outputs=["Out"], attrs={"col": 0}, differentiable=False,
             has_kernel=False)

@@ -10,26 +10,6 @@ from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
 from .registry import register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
-# -- pow: x ** factor (paddle.pow with a Python number) ----------------------------------------
-pow_op = register_op("pow", inputs=["X", "FactorTensor?"], outputs=["Out"],
-                     attrs={"factor": 1.0}, no_grad=["FactorTensor"],
-                     infer_shape=lambda x, factor_tensor=None, **_: x)
-
-
-def _factor(x, factor_tensor, factor):
-    return x.dtype.type(factor_tensor.reshape(()) if factor_tensor is not None else factor)
-
-
-@pow_op.def_kernel
-def pow_kernel(x, factor_tensor=None, *, factor):
-    return np.power(x, _factor(x, factor_tensor, factor))
-
-
-@pow_op.def_grad
-def pow_grad(x, factortensor, dout, *, factor):
-    f = _factor(x, factortensor, factor)
-    return dout * f * np.power(x, f - 1), None
-
 
 # -- reduce_max / reduce_min (paddle.max / paddle.min) -----------------------------------------
 def _reduce_extreme(op_type: str, fn):
@@ -73,39 +53,6 @@ def where_kernel(condition, x, y):
 def where_grad(condition, x, y, dout):
     zero = dout.dtype.type(0)
     return None, np.where(condition, dout, zero), np.where(condition, zero, dout)
-
-
-# -- cumsum ----------------------------------------------------------------------------------------
-cumsum = register_op("cumsum", inputs=["X"], outputs=["Out"],
-                     attrs={"axis": -1, "flatten": False, "exclusive": False, "reverse": False})
-
-
-@cumsum.def_infer_shape
-def cumsum_shape(x: Meta, *, flatten, **_):
-    if flatten:
-        return Meta((-1 if -1 in x.shape else int(np.prod(x.shape, dtype=np.int64)),), x.dtype)
-    return x
-
-
-def _cumsum(x, axis, exclusive, reverse):
-    if x.ndim == 0:
-        return np.zeros_like(x) if exclusive else x.copy()
-    ax = normalize_axis(axis, x.ndim)
-    data = np.flip(x, ax) if reverse else x
-    out = np.cumsum(data, axis=ax, dtype=x.dtype)
-    if exclusive:
-        out = out - data
-    return np.flip(out, ax).copy() if reverse else out
-
-
-@cumsum.def_kernel
-def cumsum_kernel(x, *, axis, flatten, exclusive, reverse):
-    return _cumsum(x.reshape(-1) if flatten else x, axis, exclusive, reverse)
-
-
-@cumsum.def_grad
-def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
-    return _cumsum(dout, -1 if flatten else axis, exclusive, not reverse).reshape(x.shape)
 
 
 # -- gather (an axis given as a tensor, Paddle's dispensable Axis input, is not supported) ----
