@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import broadcast_shape, normalize_axis, reduce_axes
+from .common import broadcast_shape, normalize_axis
 from .loss import arg_max_shape, arg_reduce_kernel
-from .reduce import _REDUCE_ATTRS, _expand_back, _reduce_shape
 from .registry import register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
-
-# -- reduce_max / reduce_min (paddle.max / paddle.min) -----------------------------------------
-def _reduce_extreme(op_type: str, fn):
-    op = register_op(op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
-                     infer_shape=_reduce_shape)
-
-    @op.def_kernel
-    def kernel(x, *, dim, keep_dim, reduce_all):
-        return np.asarray(fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim))
-
-    @op.def_grad
-    def grad(x, out, dout, *, dim, keep_dim, reduce_all):
-        """Paddle's rule: every element equal to the extreme gets the whole gradient."""
-        hits = x == _expand_back(out, x.shape, dim, keep_dim, reduce_all)
-        return _expand_back(dout, x.shape, dim, keep_dim, reduce_all) * hits
-    return op
-
-
-_reduce_extreme("reduce_max", np.max)
-_reduce_extreme("reduce_min", np.min)
 
 # -- where ---------------------------------------------------------------------------------------
 where = register_op("where", inputs=["Condition", "X", "Y"], outputs=["Out"],
