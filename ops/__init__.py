@@ -1,6 +1,6 @@
 """The op registry and every op declaration. Importing this package registers all ops."""
 from . import activation, elementwise, linalg, logic, math, reduce, tensor  # noqa: F401
-from . import init_ops  # noqa: F401  (truncated_gaussian_random, assign_value)
+from . import creation, feed_fetch, random  # noqa: F401
 from . import py_func  # noqa: F401  (the custom Python operator)
 from . import dropout, embedding, loss, optimizer_ops  # noqa: F401
 from . import conv, norm, pool, shape_ops  # noqa: F401  (CNN inference ops)

@@ -1,119 +1,11 @@
-"""Tensor creation and manipulation ops, plus feed/fetch (which the Executor handles itself)."""
+"""Tensor manipulation ops: cast, reshape2, transpose2 and concat."""
 from __future__ import annotations
 
 import numpy as np
 
 from .common import normalize_axis
-from .registry import register_op, same_as
+from .registry import register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
-
-
-class _Generator:
-    """The process-wide default random generator (``pyfluid.seed`` reseeds it)."""
-
-    def __init__(self) -> None:
-        self.rng = np.random.default_rng()
-
-    def for_seed(self, seed: int) -> np.random.Generator:
-        return np.random.default_rng(seed) if seed else self.rng
-
-
-default_generator = _Generator()
-
-
-def seed(value: int) -> None:
-    default_generator.rng = np.random.default_rng(value)
-
-
-def _created(shape, dtype):
-    return Meta(tuple(int(d) for d in shape), VarType(dtype))
-
-
-# -- creation --------------------------------------------------------------------------------------
-fill_constant = register_op(
-    "fill_constant", inputs=["ValueTensor?", "ShapeTensor?", "ShapeTensorList*?"], outputs=["Out"],
-    attrs={"shape": (AttrType.LONGS, []), "value": 0.0, "str_value": "", "dtype": 5,
-           "force_cpu": False, "place_type": -1},
-    infer_shape=lambda *_, shape, dtype, **__: _created(shape, dtype), differentiable=False,
-    foldable=True)
-
-
-def runtime_shape(shape, shape_tensor=None, shape_list=None) -> list:
-    """The shape attr, or the ShapeTensor / ShapeTensorList inputs when given (Paddle's rule)."""
-    if shape_tensor is not None:
-        return [int(d) for d in shape_tensor.ravel()]
-    if shape_list:
-        return [int(t.reshape(())) for t in shape_list]
-    return shape
-
-
-@fill_constant.def_kernel
-def fill_constant_kernel(value_tensor=None, shape_tensor=None, shape_list=None, *, shape, value,
-                         str_value, dtype):
-    shape = runtime_shape(shape, shape_tensor, shape_list)
-    np_dtype = to_numpy_dtype(dtype)
-    if value_tensor is not None:
-        fill = value_tensor.reshape(())
-    elif str_value:   # Paddle's exact spelling of values a float32 attr cannot hold
-        exact_int = np_dtype.kind in "iu" and str_value.lstrip("+-").isdigit()
-        fill = int(str_value) if exact_int else float(str_value)
-    else:
-        fill = value
-    return np.full(shape, fill, dtype=np_dtype)
-
-
-_RANDOM_ATTRS = {"shape": (AttrType.LONGS, []), "seed": 0, "dtype": 5}
-
-uniform_random = register_op(
-    "uniform_random", inputs=["ShapeTensor?", "ShapeTensorList*?"], outputs=["Out"],
-    attrs={**_RANDOM_ATTRS, "min": -1.0, "max": 1.0, "diag_num": 0, "diag_step": 0,
-           "diag_val": 1.0},
-    infer_shape=lambda *_, shape, dtype, **__: _created(shape, dtype), differentiable=False)
-
-
-@uniform_random.def_kernel
-def uniform_random_kernel(shape_tensor=None, shape_list=None, *, shape, min, max, seed, dtype):
-    rng = default_generator.for_seed(seed)
-    size = runtime_shape(shape, shape_tensor, shape_list)
-    return rng.uniform(min, max, size=size).astype(to_numpy_dtype(dtype))
-
-
-gaussian_random = register_op(
-    "gaussian_random", inputs=["ShapeTensor?", "ShapeTensorList*?"], outputs=["Out"],
-    attrs={**_RANDOM_ATTRS, "mean": 0.0, "std": 1.0},
-    infer_shape=lambda *_, shape, dtype, **__: _created(shape, dtype), differentiable=False)
-
-
-@gaussian_random.def_kernel
-def gaussian_random_kernel(shape_tensor=None, shape_list=None, *, shape, mean, std, seed, dtype):
-    rng = default_generator.for_seed(seed)
-    size = runtime_shape(shape, shape_tensor, shape_list)
-    return rng.normal(mean, std, size=size).astype(to_numpy_dtype(dtype))
-
-
-fill_any_like = register_op(
-    "fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1},
-    infer_shape=lambda x, *, dtype, **_: Meta(x.shape, x.dtype if dtype == -1 else VarType(dtype)),
-    differentiable=False)
-
-
-@fill_any_like.def_kernel
-def fill_any_like_kernel(x, *, value, dtype):
-    return np.full(x.shape, value, dtype=x.dtype if dtype == -1 else to_numpy_dtype(dtype))
-
-
-# -- copies and casts ------------------------------------------------------------------------------
-assign = register_op("assign", inputs=["X?"], outputs=["Out"], infer_shape=same_as())
-
-
-@assign.def_kernel
-def assign_kernel(x):
-    return x.copy()
-
-
-@assign.def_grad
-def assign_grad(dout):
-    return dout
 
 
 cast = register_op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": 5, "out_dtype": 5},
@@ -225,11 +117,3 @@ def concat_grad(x, axistensor, dout, *, axis):
     ax = normalize_axis(axis, dout.ndim)
     cuts = np.cumsum([t.shape[ax] for t in x])[:-1]
     return list(np.split(dout, cuts, axis=ax)), None
-
-
-# -- feed / fetch: declarations only; the Executor moves the data ---------------------------------
-register_op("feed", inputs=["X"], outputs=["Out"], attrs={"col": 0}, differentiable=False,
-            has_kernel=False)
-register_op("fetch", inputs=["X"], outputs=["Out"], attrs={"col": 0}, differentiable=False,
-            has_kernel=False)
-

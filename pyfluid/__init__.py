@@ -13,7 +13,7 @@ if _importlib_util.find_spec(__name__ + ".framework") is None:
 from . import framework, ops  # noqa: E402,F401  (registers every op)
 from .executor import CPUPlace, LoDTensor
 from .framework import (Program, disable_static, enable_static, in_dynamic_mode)
-from .ops.tensor import seed as _seed_ops
+from .ops.random import seed as _seed_ops
 from .ops.types import VarType
 from .tensor_api import (add, add_n, cast, concat, divide, matmul, maximum, mean, minimum,
                          multiply, relu, reshape, scale, sigmoid, subtract, sum, tanh,
