@@ -1,11 +1,10 @@
 """The op registry and every op declaration. Importing this package registers all ops."""
-from . import activation, elementwise, linalg, logic, math, reduce, tensor  # noqa: F401
+from . import activation, elementwise, linalg, logic, math, reduce  # noqa: F401
 from . import creation, feed_fetch, random  # noqa: F401
 from . import py_func  # noqa: F401  (the custom Python operator)
 from . import dropout, embedding, loss, optimizer_ops  # noqa: F401
-from . import conv, norm, pool, shape_ops  # noqa: F401  (CNN inference ops)
+from . import conv, manipulation, norm, pool, slicing  # noqa: F401
 from . import tensor_extra  # noqa: F401  (pow, reduce_max/min, where, cumsum, gather, tile...)
-from . import math_extra  # noqa: F401  (sign, floor, round, elu, reduce_prod, logsumexp...)
 from . import loss_extra  # noqa: F401  (sigmoid_cross_entropy_with_logits, bce, huber, nll, kldiv)
 from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
 from . import fused  # noqa: F401,E402  (fc, fused_elemwise_activation: put in by graph passes)
