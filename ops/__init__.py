@@ -4,8 +4,7 @@ from . import creation, feed_fetch, random  # noqa: F401
 from . import py_func  # noqa: F401  (the custom Python operator)
 from . import dropout, embedding, loss, optimizer_ops  # noqa: F401
 from . import conv, manipulation, norm, pool, slicing  # noqa: F401
-from . import tensor_extra  # noqa: F401  (pow, reduce_max/min, where, cumsum, gather, tile...)
-from . import loss_extra  # noqa: F401  (sigmoid_cross_entropy_with_logits, bce, huber, nll, kldiv)
+from . import index, metric, search  # noqa: F401
 from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
 from . import fused  # noqa: F401,E402  (fc, fused_elemwise_activation: put in by graph passes)
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,

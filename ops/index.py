@@ -1,38 +1,11 @@
-"""Ops behind the wider tensor API: pow, reduce_max / reduce_min, where, cumsum, gather, tile,
-expand_v2, argsort, one_hot_v2, arg_min and p_norm, with Paddle 2.6's slots and attributes."""
+"""Index ops: gather and one_hot_v2."""
 from __future__ import annotations
 
 import numpy as np
 
-from .common import broadcast_shape, normalize_axis
-from .loss import arg_max_shape, arg_reduce_kernel
+from .common import normalize_axis
 from .registry import register_op
-from .types import AttrType, Meta, VarType, to_numpy_dtype
-
-
-# -- where ---------------------------------------------------------------------------------------
-where = register_op("where", inputs=["Condition", "X", "Y"], outputs=["Out"],
-                    no_grad=["Condition"])
-
-
-@where.def_infer_shape
-def where_shape(condition: Meta, x: Meta, y: Meta):
-    if x.dtype != y.dtype:
-        raise TypeError(f"where: X is {x.dtype.name_str} but Y is {y.dtype.name_str}; cast one "
-                        "of them so that both have the same dtype")
-    return Meta(broadcast_shape(broadcast_shape(condition.shape, x.shape), y.shape), x.dtype)
-
-
-@where.def_kernel
-def where_kernel(condition, x, y):
-    return np.where(condition, x, y)
-
-
-@where.def_grad
-def where_grad(condition, x, y, dout):
-    zero = dout.dtype.type(0)
-    return None, np.where(condition, dout, zero), np.where(condition, zero, dout)
-
+from .types import Meta, VarType, to_numpy_dtype
 
 # -- gather (an axis given as a tensor, Paddle's dispensable Axis input, is not supported) ----
 gather = register_op("gather", inputs=["X", "Index"], outputs=["Out"],
@@ -73,30 +46,6 @@ def gather_grad(x, index, dout, *, axis):
     return dx, None
 
 
-# -- argsort ---------------------------------------------------------------------------------------
-argsort = register_op("argsort", inputs=["X"], outputs=["Out", "Indices"],
-                      attrs={"axis": -1, "descending": False},
-                      infer_shape=lambda x, **_: (x, Meta(x.shape, VarType.INT64)))
-
-
-@argsort.def_kernel
-def argsort_kernel(x, *, axis, descending):
-    if x.ndim == 0:
-        return x.copy(), np.zeros((), np.int64)
-    ax = normalize_axis(axis, x.ndim)
-    order = np.argsort(-x if descending else x, axis=ax, kind="stable")
-    return np.take_along_axis(x, order, axis=ax), order.astype(np.int64)
-
-
-@argsort.def_grad
-def argsort_grad(x, indices, dout, *, axis):
-    if x.ndim == 0:
-        return dout.copy()
-    dx = np.zeros_like(x)
-    np.put_along_axis(dx, indices, dout, axis=normalize_axis(axis, x.ndim))
-    return dx
-
-
 # -- one_hot_v2 ----------------------------------------------------------------------------------
 one_hot_v2 = register_op("one_hot_v2", inputs=["X", "depth_tensor?"], outputs=["Out"],
                          attrs={"depth": -1, "dtype": int(VarType.FP32),
@@ -120,14 +69,3 @@ def one_hot_v2_kernel(x, depth_tensor=None, *, depth, dtype, allow_out_of_range)
                              f"Input(depth), but received input ({x.max()}) not less than "
                              f"depth ({depth})")
     return (x[..., None] == np.arange(depth)).astype(to_numpy_dtype(dtype))
-
-
-
-
-# -- arg_min (paddle.argmin): arg_max's attributes and shape rule ----------------------------------
-arg_min = register_op("arg_min", inputs=["X"], outputs=["Out"], differentiable=False,
-                      attrs={"axis": (AttrType.LONG, 0), "keepdims": False, "flatten": False,
-                             "dtype": 3}, infer_shape=arg_max_shape)
-
-
-arg_min.def_kernel(arg_reduce_kernel(np.argmin))
