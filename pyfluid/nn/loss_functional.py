@@ -1,5 +1,5 @@
 """Paddle 2.6's ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``nll_loss`` and
-``kl_div``: one loss op each (ops/loss_extra.py), then the reduction."""
+``kl_div``: one loss op each (ops/loss.py), then the reduction."""
 from __future__ import annotations
 
 from ..tensor_manip import is_static, layer_op
