@@ -1,135 +1,12 @@
-"""Shape ops of inference models: flatten_contiguous_range, squeeze2, unsqueeze2 (each with
-the XShape side output that its gradient reads; an "extra" output, absent from saved inference
-programs), slice, stack and split."""
+"""Cutting tensors into parts and joining parts: slice, strided_slice and split, and their
+inverses concat and stack."""
 from __future__ import annotations
 
 import numpy as np
 
-from .common import normalize_axis
+from .common import normalize_axis, runtime_ints
 from .registry import grad_name, register_op
 from .types import AttrType, Meta
-
-
-def _xshape(x: np.ndarray) -> np.ndarray:
-    return np.empty((0,) + x.shape, dtype=x.dtype)
-
-
-def _xshape_meta(x: Meta) -> Meta:
-    return Meta((0,) + tuple(x.shape), x.dtype)
-
-
-def _prod(dims) -> int:
-    return -1 if -1 in dims else int(np.prod(dims, dtype=np.int64))
-
-
-def _grad_from_xshape(xshape, dout):
-    return dout.reshape(xshape.shape[1:])
-
-
-# -- flatten_contiguous_range ------------------------------------------------------------------
-flatten = register_op("flatten_contiguous_range", inputs=["X"], outputs=["Out", "XShape"],
-                      extra_outputs=["XShape"], attrs={"start_axis": 1, "stop_axis": 1},
-                      views_input=True)
-
-
-def flattened_shape(shape: tuple, start_axis: int, stop_axis: int) -> tuple:
-    if not shape:
-        return (1,)
-    start, stop = normalize_axis(start_axis, len(shape)), normalize_axis(stop_axis, len(shape))
-    if start > stop:
-        raise ValueError(f"The stop_axis should be greater than or equal to start_axis, but "
-                         f"received start_axis={start_axis}, stop_axis={stop_axis} for a "
-                         f"{len(shape)}-D input")
-    return tuple(shape[:start]) + (_prod(shape[start:stop + 1]),) + tuple(shape[stop + 1:])
-
-
-@flatten.def_infer_shape
-def flatten_shape(x: Meta, *, start_axis, stop_axis):
-    return Meta(flattened_shape(x.shape, start_axis, stop_axis), x.dtype), _xshape_meta(x)
-
-
-@flatten.def_kernel
-def flatten_kernel(x, *, start_axis, stop_axis):
-    return x.reshape(flattened_shape(x.shape, start_axis, stop_axis)), _xshape(x)
-
-
-flatten.def_grad(_grad_from_xshape)
-
-
-# -- squeeze2 / unsqueeze2 ---------------------------------------------------------------------
-def squeezed_shape(shape: tuple, axes) -> tuple:
-    """Paddle's squeeze: drop the given size-1 axes (all size-1 axes when ``axes`` is empty);
-    a listed axis whose size is not 1 is kept."""
-    if not axes:
-        return tuple(d for d in shape if d != 1)
-    drop = {normalize_axis(a, len(shape)) for a in axes}
-    return tuple(d for i, d in enumerate(shape) if not (i in drop and d == 1))
-
-
-squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape"],
-                       extra_outputs=["XShape"], attrs={"axes": (AttrType.INTS, [])},
-                       views_input=True)
-
-
-@squeeze2.def_infer_shape
-def squeeze2_shape(x: Meta, *, axes):
-    return Meta(squeezed_shape(x.shape, axes), x.dtype), _xshape_meta(x)
-
-
-@squeeze2.def_kernel
-def squeeze2_kernel(x, *, axes):
-    return x.reshape(squeezed_shape(x.shape, axes)), _xshape(x)
-
-
-squeeze2.def_grad(_grad_from_xshape)
-
-
-def unsqueezed_shape(shape: tuple, axes) -> tuple:
-    """Paddle's unsqueeze: insert size-1 axes one after another; a negative axis counts from
-    the end of the shape built so far."""
-    out = list(shape)
-    for axis in axes:
-        pos = axis + len(out) + 1 if axis < 0 else axis
-        if not 0 <= pos <= len(out):
-            raise ValueError(f"The unsqueeze axis {axis} is out of range for a {len(out)}-D "
-                             f"shape {out}: it must be in [{-len(out) - 1}, {len(out)}]")
-        out.insert(pos, 1)
-    return tuple(out)
-
-
-unsqueeze2 = register_op("unsqueeze2", inputs=["X", "AxesTensor?", "AxesTensorList*?"],
-                         outputs=["Out", "XShape"], extra_outputs=["XShape"],
-                         attrs={"axes": (AttrType.INTS, [])},
-                         no_grad=["AxesTensor", "AxesTensorList"], views_input=True)
-
-
-def _runtime_ints(tensor, tensor_list, attr) -> list[int]:
-    if tensor is not None:
-        return [int(v) for v in np.ravel(tensor)]
-    if tensor_list:
-        return [int(np.ravel(t)[0]) for t in tensor_list]
-    return list(attr)
-
-
-@unsqueeze2.def_infer_shape
-def unsqueeze2_shape(x: Meta, axes_tensor=None, axes_list=None, *, axes):
-    if axes_tensor is not None or axes_list:
-        count = len(axes_list) if axes_list else max(axes_tensor.shape[0], 0)
-        out = Meta((-1,) * (len(x.shape) + count), x.dtype)
-    else:
-        out = Meta(unsqueezed_shape(x.shape, axes), x.dtype)
-    return out, _xshape_meta(x)
-
-
-@unsqueeze2.def_kernel
-def unsqueeze2_kernel(x, axes_tensor=None, axes_list=None, *, axes):
-    axes = _runtime_ints(axes_tensor, axes_list, axes)
-    return x.reshape(unsqueezed_shape(x.shape, axes)), _xshape(x)
-
-
-@unsqueeze2.def_grad
-def unsqueeze2_grad(xshape, dout):
-    return _grad_from_xshape(xshape, dout), None, None
 
 
 # -- slice -------------------------------------------------------------------------------------
@@ -193,8 +70,8 @@ def slice_shape(x: Meta, st=None, et=None, stl=None, etl=None, *, axes, starts, 
 
 
 def _index(x, st, et, stl, etl, axes, starts, ends):
-    starts = _runtime_ints(st, stl, starts)
-    ends = _runtime_ints(et, etl, ends)
+    starts = runtime_ints(st, stl, starts)
+    ends = runtime_ints(et, etl, ends)
     index = [slice(None)] * x.ndim
     for axis, start, end in _slice_bounds(x.shape, axes, starts, ends):
         index[axis] = slice(start, end)
@@ -217,33 +94,58 @@ def slice_grad(input, startstensor, endstensor, startstensorlist, endstensorlist
     return dx, None, None, None, None
 
 
-# -- stack / split -----------------------------------------------------------------------------
-stack = register_op("stack", inputs=["X*"], outputs=["Y"], attrs={"axis": 0})
+# -- strided_slice (x[::2] on a static Variable) ---------------------------------------------------
+strided_slice = register_op(
+    "strided_slice", inputs=["Input", "StartsTensor?", "EndsTensor?", "StridesTensor?",
+                             "StartsTensorList*?", "EndsTensorList*?", "StridesTensorList*?"],
+    outputs=["Out"],
+    attrs={"axes": (AttrType.INTS, []), "starts": (AttrType.INTS, []),
+           "ends": (AttrType.INTS, []), "strides": (AttrType.INTS, []),
+           "infer_flags": (AttrType.INTS, []), "decrease_axis": (AttrType.INTS, [])},
+    no_grad=["StartsTensor", "EndsTensor", "StridesTensor", "StartsTensorList",
+             "EndsTensorList", "StridesTensorList"])
 
 
-@stack.def_infer_shape
-def stack_shape(xs, *, axis):
-    first = tuple(xs[0].shape)
-    for m in xs[1:]:
-        if len(m.shape) != len(first) or any(a != b and -1 not in (a, b)
-                                             for a, b in zip(m.shape, first)):
-            raise ValueError(f"stack: all inputs must have the same shape, received "
-                             f"{[list(m.shape) for m in xs]}")
-    ax = normalize_axis(axis, len(first) + 1)
-    return Meta(first[:ax] + (len(xs),) + first[ax:], xs[0].dtype)
+def _strided_index(ndim: int, axes, starts, ends, strides) -> tuple:
+    index = [slice(None)] * ndim
+    for axis, start, end, step in zip(axes, starts, ends, strides):
+        index[axis] = slice(start, end, step)
+    return tuple(index)
 
 
-@stack.def_kernel
-def stack_kernel(xs, *, axis):
-    return np.stack(xs, axis=normalize_axis(axis, xs[0].ndim + 1))
+def _no_tensor_bounds(tensors) -> None:
+    if any(t is not None and (not isinstance(t, list) or t) for t in tensors):
+        raise NotImplementedError("strided_slice: bounds given as tensors are not supported by "
+                                  "pyfluid; give starts/ends/strides as Python ints")
 
 
-@stack.def_grad
-def stack_grad(dy, *, axis):
-    ax = normalize_axis(axis, dy.ndim)
-    return [np.take(dy, i, axis=ax) for i in range(dy.shape[ax])]
+@strided_slice.def_infer_shape
+def strided_slice_shape(x: Meta, *tensors, axes, starts, ends, strides, infer_flags,
+                        decrease_axis):
+    probe = np.empty([max(d, 0) for d in x.shape], dtype=np.int8)
+    shape = list(probe[_strided_index(len(x.shape), axes, starts, ends, strides)].shape)
+    shape = [-1 if x.shape[i] < 0 else d for i, d in enumerate(shape)]
+    return Meta(tuple(d for i, d in enumerate(shape) if i not in set(decrease_axis)), x.dtype)
 
 
+@strided_slice.def_kernel
+def strided_slice_kernel(x, *tensors, axes, starts, ends, strides, decrease_axis):
+    _no_tensor_bounds(tensors)
+    out = x[_strided_index(x.ndim, axes, starts, ends, strides)]
+    keep = [d for i, d in enumerate(out.shape) if i not in set(decrease_axis)]
+    return np.array(out.reshape(keep))
+
+
+@strided_slice.def_grad
+def strided_slice_grad(input, startstensor, endstensor, stridestensor, startstensorlist,
+                       endstensorlist, stridestensorlist, dout, *, axes, starts, ends, strides):
+    index = _strided_index(input.ndim, axes, starts, ends, strides)
+    dx = np.zeros_like(input)
+    dx[index] = dout.reshape(dx[index].shape)
+    return dx, None, None, None, None, None, None
+
+
+# -- split (its gradient is a concat of the output gradients) ------------------------------
 split = register_op("split", inputs=["X", "AxisTensor?", "SectionsTensorList*?"],
                     outputs=["Out*"],
                     attrs={"axis": 0, "num": 0, "sections": (AttrType.INTS, [])}, views_input=True)
@@ -306,3 +208,61 @@ def split_grad_maker(op, no_grad_names: set) -> list[dict]:
     return [{"type": "concat", "inputs": inputs, "outputs": {"Out": x_grad},
              "attrs": {"axis": op.attrs.get("axis", 0)}}]
 
+
+# -- concat / stack -----------------------------------------------------------------------------
+concat = register_op("concat", inputs=["X*", "AxisTensor?"], outputs=["Out"], attrs={"axis": 0},
+                     no_grad=["AxisTensor"])
+
+
+@concat.def_infer_shape
+def concat_shape(xs, axis_tensor=None, *, axis):
+    first = xs[0].shape
+    ax = normalize_axis(axis, len(first))
+    total = 0
+    for m in xs:
+        if len(m.shape) != len(first):
+            raise ValueError(f"all inputs must have the same rank; got {[list(m.shape) for m in xs]}")
+        total = -1 if total == -1 or m.shape[ax] == -1 else total + m.shape[ax]
+    return Meta(first[:ax] + (total,) + first[ax + 1:], xs[0].dtype)
+
+
+@concat.def_kernel
+def concat_kernel(xs, axis_tensor=None, *, axis):
+    if axis_tensor is not None:
+        axis = int(axis_tensor.reshape(()))
+    return np.concatenate(xs, axis=normalize_axis(axis, xs[0].ndim))
+
+
+@concat.def_grad
+def concat_grad(x, axistensor, dout, *, axis):
+    if axistensor is not None:
+        axis = int(axistensor.reshape(()))
+    ax = normalize_axis(axis, dout.ndim)
+    cuts = np.cumsum([t.shape[ax] for t in x])[:-1]
+    return list(np.split(dout, cuts, axis=ax)), None
+
+
+stack = register_op("stack", inputs=["X*"], outputs=["Y"], attrs={"axis": 0})
+
+
+@stack.def_infer_shape
+def stack_shape(xs, *, axis):
+    first = tuple(xs[0].shape)
+    for m in xs[1:]:
+        if len(m.shape) != len(first) or any(a != b and -1 not in (a, b)
+                                             for a, b in zip(m.shape, first)):
+            raise ValueError(f"stack: all inputs must have the same shape, received "
+                             f"{[list(m.shape) for m in xs]}")
+    ax = normalize_axis(axis, len(first) + 1)
+    return Meta(first[:ax] + (len(xs),) + first[ax:], xs[0].dtype)
+
+
+@stack.def_kernel
+def stack_kernel(xs, *, axis):
+    return np.stack(xs, axis=normalize_axis(axis, xs[0].ndim + 1))
+
+
+@stack.def_grad
+def stack_grad(dy, *, axis):
+    ax = normalize_axis(axis, dy.ndim)
+    return [np.take(dy, i, axis=ax) for i in range(dy.shape[ax])]
