@@ -43,7 +43,7 @@ def reusable_temporaries(ops: list, fed: Iterable[str], fetched: Iterable[str],
     value_last, any_last, writers = {}, {}, Counter()
     for index, op in enumerate(ops):
         opdef = _opdef(op)
-        for name in op.input_arg_names:
+        for name in op.read_arg_names:
             any_last[name] = index
         for name in _value_inputs(op, opdef):
             value_last[name] = index

@@ -259,6 +259,7 @@ def _copy_var(var: Variable, block: Block) -> Variable:
     new._shape, new._dtype = var._shape, var._dtype
     new.desc_attrs = list(var.desc_attrs)
     new.has_stop_gradient, new.has_is_parameter = var.has_stop_gradient, var.has_is_parameter
+    new.has_persistable = var.has_persistable
     return new
 
 

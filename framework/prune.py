@@ -106,7 +106,7 @@ def _sub_blocks(program: "Program", op: Operator) -> list["Block"]:
 
 def _names_read(program: "Program", op: Operator) -> Iterable[str]:
     """The op's inputs plus whatever its sub-blocks (control flow) read from outside."""
-    yield from op.input_arg_names
+    yield from op.read_arg_names
     for sub in _sub_blocks(program, op):
         for inner in sub.ops:
             for name in _names_read(program, inner):

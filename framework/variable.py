@@ -39,6 +39,7 @@ class Variable(OperatorMethods):
         self.desc_attrs: list = []          # VarDesc.attrs as parsed (kept for round-trips)
         self.has_stop_gradient = False      # whether a parsed VarDesc carried these fields
         self.has_is_parameter = False
+        self.has_persistable = True         # (pyfluid always writes persistable)
 
     # -- properties -------------------------------------------------------------------------
     @property

@@ -6,6 +6,7 @@ import numpy as np
 
 from .common import normalize_axis
 from .registry import register_op, same_as
+from .tensor_array import sum_arrays
 from .types import Meta
 
 # -- scale --------------------------------------------------------------------------------------
@@ -192,6 +193,8 @@ sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mk
 
 @sum_op.def_kernel
 def sum_kernel(xs):
+    if type(xs[0]) is list:          # tensor arrays (the grad of an array read twice)
+        return sum_arrays(xs)
     if len(xs) == 1:
         return xs[0].copy()
     out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar
