@@ -131,6 +131,12 @@ def sub_blocks(op) -> list:
         and 0 < index < len(blocks) else []
 
 
+def forward_block(op):
+    """The block a forward control-flow op runs (None without one)."""
+    blocks = sub_blocks(op) if op is not None else []
+    return blocks[0] if blocks else None
+
+
 def _branch_blocks(body) -> list:
     """The body and the branches nested in it (not nested loops: they record their own)."""
     found, todo = [], [body]
@@ -191,7 +197,7 @@ def emit_conditional_block(plan, op, frame, pad: str) -> list[str]:
 def emit_conditional_block_grad(plan, op, frame, pad: str) -> list[str]:
     grad_block = plan.sub_block(op)
     forward = plan.forward_op(op.input("Scope"))
-    fwd_block = plan.sub_block(forward) if forward is not None else None
+    fwd_block = forward_block(forward)
     fwd_names = declared_locals(fwd_block) if fwd_block is not None else set()
     grad_names = declared_locals(grad_block)
     # the grad block runs in the forward branch's scope; the gradients it writes are its own
@@ -262,7 +268,7 @@ def emit_while_grad(plan, op, frame, pad: str) -> list[str]:
     if record is None:
         raise ExecutionError("while_grad finds no forward while recording its steps "
                              f"(StepScopes {op.input('StepScopes')}):\n  {str(op).strip()}")
-    fwd_body = plan.sub_block(forward)
+    fwd_body = forward_block(forward)
     tag = fwd_body.idx
     og_out, og_in = op.input("Out@GRAD"), list(op.attrs.get("original_output_grad") or [])
     if len(og_in) != len(og_out):

@@ -24,6 +24,7 @@ class Block:
         self.idx = idx
         self.parent_idx = parent_idx
         self.forward_block_idx = forward_block_idx
+        self.backward_block_idx = -1     # this block's grad block, once built (not serialized)
         self.vars: dict[str, Variable] = {}
         self.ops: list[Operator] = []
 
@@ -40,11 +41,18 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        block: Block | None = self
-        while block is not None:
+        """``name`` in this block or its ancestors; a grad block also sees its forward
+        block's (and that block's ancestors') variables, which its ops read."""
+        blocks, seen, todo = self.program.blocks, set(), [self.idx]
+        while todo:
+            index = todo.pop(0)
+            if index in seen or not 0 <= index < len(blocks):
+                continue
+            seen.add(index)
+            block = blocks[index]
             if name in block.vars:
                 return block.vars[name]
-            block = self.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
+            todo += [block.parent_idx, block.forward_block_idx]
         return None
 
     def _var_recursive(self, name: str) -> Variable:
