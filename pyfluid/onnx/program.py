@@ -1,0 +1,147 @@
+"""ProgramWriter: a static program's global block as an ONNX model. Feeds become graph inputs
+(unknown dims as symbolic dims), parameters initializers, fetch targets graph outputs; each op
+goes through the converter registered for its type (``convert_*.py``)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from ..ops.types import to_numpy_dtype
+from .graph import GraphBuilder, onnx_dtype
+from .node import OpNode
+from .registry import CONVERTERS, OnnxExportError
+from . import converters  # noqa: F401  (registers every converter family)
+
+if TYPE_CHECKING:
+    from ..framework.block import Block
+    from ..framework.program import Program
+
+MIN_OPSET = 13
+
+
+class ProgramWriter:
+    def __init__(self, program: "Program", scope, opset: int):
+        if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
+            raise ValueError(f"opset_version must be in [{MIN_OPSET}, "
+                             f"{onnx.defs.onnx_opset_version()}] (the installed onnx package's "
+                             f"newest), received {opset}")
+        self.program = program
+        self.scope = scope
+        self.opset = opset
+        self.constants: dict[str, np.ndarray] = {}     # values known at export time
+        self._last_writer: dict[tuple[int, str], int] = {}
+        self._position: tuple[int, int] = (0, -1)      # (block, op index) being converted
+
+    # -- the model ------------------------------------------------------------------------
+    def model(self, feed_names: Sequence[str], fetch_names: Sequence[str],
+              graph_name: str = "pyfluid") -> onnx.ModelProto:
+        block = self.program.global_block()
+        g = GraphBuilder(self.opset)
+        inputs = []
+        for name in feed_names:
+            var = block._find_var_recursive(name)
+            if var is None:
+                raise OnnxExportError(f"feed variable '{name}' is not in the program")
+            g.root.taken.add(name)
+            g.bind(name, name)
+            inputs.append(_value_info(name, var))
+        self.convert_block(g, block)
+        outputs = []
+        for name in fetch_names:
+            value = self.read(g, name, None)
+            if value != name:
+                value = g.op("Identity", value, outputs=[g.fresh(name)])
+            outputs.append(_value_info(value, block._var_recursive(name)))
+        graph = g.to_graph(graph_name, inputs, outputs)
+        opset = [helper.make_opsetid("", self.opset)]
+        model = helper.make_model(graph, opset_imports=opset, producer_name="pyfluid",
+                                  ir_version=helper.find_min_ir_version_for(opset))
+        return model
+
+    def convert_block(self, g: GraphBuilder, block: "Block") -> None:
+        for index, op in enumerate(block.ops):
+            for name in op.output_arg_names:
+                self._last_writer[(block.idx, name)] = index
+        for index, op in enumerate(block.ops):
+            if op.type in ("feed", "fetch"):
+                continue
+            self.convert_op(g, op, index)
+
+    def convert_op(self, g: GraphBuilder, op, index: int) -> None:
+        node = OpNode(self, g, op, index)
+        convert = CONVERTERS.get(op.type)
+        if convert is None:
+            outputs = ", ".join(repr(v) for v in op.output_arg_names) or "none"
+            raise OnnxExportError(
+                f"op {node.label} (outputs: {outputs}) has no ONNX converter; pyfluid "
+                f"converts {len(CONVERTERS)} op types (pyfluid.onnx.supported_op_types()). "
+                "Add one in pyfluid/onnx/convert_<family>.py")
+        previous, g.label = g.label, f"{op.type}_{index}" if g.parent is None else \
+            f"{op.type}_{op.block.idx}_{index}"
+        self._position = (op.block.idx, index)
+        try:
+            convert(g, node)
+        except OnnxExportError:
+            raise
+        except Exception as exc:
+            raise OnnxExportError(f"op {node.label}: {type(exc).__name__}: {exc}") from exc
+        finally:
+            g.label = previous
+        written = node.defined()
+        for slot, names in op.outputs.items():
+            for name in names:
+                if name not in written and name not in op.input_arg_names:
+                    g.dropped[name] = (f"variable '{name}' (output '{slot}' of op {node.label}) "
+                                       f"has no ONNX value: the converter writes only the "
+                                       f"outputs ONNX can express")
+
+    # -- values ---------------------------------------------------------------------------
+    def read(self, g: GraphBuilder, name: str, node: OpNode | None) -> str:
+        reader = f"read by op {node.label}" if node else "fetched"
+        try:
+            value = g.lookup(name)
+        except OnnxExportError as exc:
+            raise OnnxExportError(f"{exc}; it is {reader}") from None
+        if value is not None:
+            return value
+        var = (node.op.block if node else self.program.global_block())._find_var_recursive(name)
+        if var is not None and var.persistable:
+            array = self.constant_value(name)
+            if array is None:
+                raise OnnxExportError(
+                    f"persistable variable '{name}' ({reader}) has no value in the scope: run "
+                    "the startup program or load the parameters before exporting")
+            g.root.taken.add(name)
+            g.add_initializer(name, array)
+            g.root.bind(name, name)
+            return name
+        raise OnnxExportError(f"variable '{name}' ({reader}) is not fed, not a parameter and "
+                              "not written by an earlier op")
+
+    def define(self, g: GraphBuilder, name: str) -> str:
+        block, index = self._position
+        last = self._last_writer.get((block, name)) == index and block == 0
+        value = g.fresh(name) if last or name in g.root.taken else g.fresh(f"{name}.w{index}")
+        g.bind(name, value)
+        return value
+
+    def constant_value(self, name: str) -> np.ndarray | None:
+        """The value of ``name`` known at export time: a parameter in the scope, or the output
+        of a constant op (fill_constant, assign_value) recorded by its converter."""
+        if name in self.constants:
+            return self.constants[name]
+        var = self.program.global_block()._find_var_recursive(name)
+        if var is None or not var.persistable or self.scope is None:
+            return None
+        found = self.scope.find_var(name)
+        if found is None or not found.get_tensor()._is_initialized():
+            return None
+        return np.asarray(found.get_tensor().numpy())
+
+
+def _value_info(name: str, var) -> onnx.ValueInfoProto:
+    dims = [f"{name}_d{i}" if d is None or d < 0 else int(d) for i, d in enumerate(var.shape)]
+    return helper.make_tensor_value_info(name, onnx_dtype(to_numpy_dtype(var.dtype)), dims)
