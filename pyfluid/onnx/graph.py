@@ -94,7 +94,7 @@ class GraphBuilder:
         if key not in root._constants:
             name = self.fresh(f"const_{array.dtype.name}_{'x'.join(map(str, array.shape))}"
                               if array.ndim else f"const_{array.dtype.name}")
-            root.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+            root.initializers.append(numpy_helper.from_array(np.asarray(array, order="C"), name))
             root._constants[key] = name
         return root._constants[key]
 
@@ -106,7 +106,7 @@ class GraphBuilder:
         return self.const(np.asarray(value, dtype=np_dtype))
 
     def add_initializer(self, name: str, array: np.ndarray) -> None:
-        self.root.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        self.root.initializers.append(numpy_helper.from_array(np.asarray(array, order="C"), name))
 
     # -- shared helpers -------------------------------------------------------------------
     def cast(self, x: str, np_dtype: Any, out: str | None = None) -> str:

@@ -55,11 +55,11 @@ class ProgramWriter:
             if value != name:
                 value = g.op("Identity", value, outputs=[g.fresh(name)])
             outputs.append(_value_info(value, block._var_recursive(name)))
-        graph = g.to_graph(graph_name, inputs, outputs)
         opset = [helper.make_opsetid("", self.opset)]
-        model = helper.make_model(graph, opset_imports=opset, producer_name="pyfluid",
-                                  ir_version=helper.find_min_ir_version_for(opset))
-        return model
+        inferred = _inferred_outputs(g, inputs, outputs, opset)
+        graph = g.to_graph(graph_name, inputs, inferred)
+        return helper.make_model(graph, opset_imports=opset, producer_name="pyfluid",
+                                 ir_version=helper.find_min_ir_version_for(opset))
 
     def convert_block(self, g: GraphBuilder, block: "Block") -> None:
         for index, op in enumerate(block.ops):
@@ -140,6 +140,43 @@ class ProgramWriter:
         if found is None or not found.get_tensor()._is_initialized():
             return None
         return np.asarray(found.get_tensor().numpy())
+
+
+def _inferred_outputs(g: GraphBuilder, inputs: list, outputs: list, opset: list) -> list:
+    """The graph outputs with the shapes ONNX shape inference derives (symbolic dims of the
+    inputs carried through), where it derives one; otherwise the shapes Paddle recorded.
+    Inference runs on a copy whose large initializers are declared as inputs (their values
+    never decide a shape), so it costs little for big models."""
+    small = [t for t in g.initializers if _size(t) <= _SMALL]
+    typed = [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+             for t in g.initializers if _size(t) > _SMALL]
+    probe_outputs = [helper.make_tensor_value_info(o.name, o.type.tensor_type.elem_type, None)
+                     for o in outputs]
+    probe = helper.make_model(helper.make_graph(g.nodes, "probe", inputs + typed, probe_outputs,
+                                                initializer=small), opset_imports=opset,
+                              ir_version=helper.find_min_ir_version_for(opset))
+    try:
+        found = onnx.shape_inference.infer_shapes(probe).graph.output
+    except Exception:       # the checker reports real problems later
+        return outputs
+    result = []
+    for declared, inferred in zip(outputs, found):
+        shape = inferred.type.tensor_type
+        if not shape.HasField("shape"):
+            result.append(declared)
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else
+                d.dim_param if d.dim_param and not d.dim_param.startswith("unk__") else
+                f"{declared.name}_d{i}" for i, d in enumerate(shape.shape.dim)]
+        result.append(helper.make_tensor_value_info(declared.name, shape.elem_type, dims))
+    return result
+
+
+_SMALL = 4096
+
+
+def _size(tensor: onnx.TensorProto) -> int:
+    return int(np.prod(tensor.dims, dtype=np.int64)) if tensor.dims else 1
 
 
 def _value_info(name: str, var) -> onnx.ValueInfoProto:
