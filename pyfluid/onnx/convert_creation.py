@@ -13,8 +13,16 @@ from .convert_shape import int64_list, int64_vector
 from .registry import converter, unsupported
 
 
+# dy2static fills variables that have no value yet with this number (an "undefined" var)
+UNDEFINED_MAGIC = np.float32(1.77113e27)
+
+
 def _constant(g, n, value: np.ndarray, out: str) -> None:
     n.writer.constants[n.op.output("Out")[0]] = value
+    n.writer.dtypes[out] = value.dtype
+    if value.size == 1 and value.dtype.kind == "f" and np.float32(value.ravel()[0]) == \
+            UNDEFINED_MAGIC:
+        n.writer.placeholders.add(out)
     g.op("Identity", g.const(value), outputs=[out])
 
 
@@ -48,10 +56,16 @@ def assign_value(g, n):
 
 @converter("assign")
 def assign(g, n):
-    source = n.op.input("X")
-    if source and source[0] in n.writer.constants:
-        n.writer.constants[n.op.output("Out")[0]] = n.writer.constants[source[0]]
-    g.op("Identity", n.input("X"), outputs=[n.output("Out")])
+    """A copy: the value keeps its run-time dtype (and stays a placeholder if it is one)."""
+    source, writer = n.op.input("X"), n.writer
+    if source and source[0] in writer.constants:
+        writer.constants[n.op.output("Out")[0]] = writer.constants[source[0]]
+    value, out = n.input("X"), n.output("Out")
+    if value in writer.dtypes:
+        writer.dtypes[out] = writer.dtypes[value]
+    if value in writer.placeholders:
+        writer.placeholders.add(out)
+    g.op("Identity", value, outputs=[out])
 
 
 @converter("fill_any_like")

@@ -12,7 +12,9 @@ _BINARY = {"elementwise_add": "Add", "elementwise_sub": "Sub", "elementwise_mul"
 _COMPARE = {"equal": "Equal", "less_than": "Less", "less_equal": "LessOrEqual",
             "greater_than": "Greater", "greater_equal": "GreaterOrEqual"}
 _UNARY = {"abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "floor": "Floor",
-          "sign": "Sign", "reciprocal": "Reciprocal"}
+          "sign": "Sign", "reciprocal": "Reciprocal", "ceil": "Ceil", "sin": "Sin",
+          "cos": "Cos", "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan",
+          "sinh": "Sinh", "cosh": "Cosh", "erf": "Erf"}
 
 
 def aligned_pair(g, n, x_slot: str = "X", y_slot: str = "Y") -> tuple[str, str]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ops.common import normalize_axis
 from ..ops.shape_ops import unsqueezed_shape
-from ..ops.types import to_numpy_dtype
+from ..ops.types import VarType, to_numpy_dtype
 from .registry import converter
 
 
@@ -128,12 +128,24 @@ def _decrease(g, n, sliced: str, out: str) -> None:
 
 @converter("slice")
 def slice_op(g, n):
+    if n.var("Input").type == VarType.LOD_TENSOR_ARRAY:
+        _array_item(g, n)
+        return
     rank = n.rank("Input")
     axes = [normalize_axis(a, rank) for a in n.attr("axes")]
     starts = _bounds(g, n, "starts", "StartsTensor", "StartsTensorList")
     ends = _bounds(g, n, "ends", "EndsTensor", "EndsTensorList")
     sliced = g.op("Slice", n.input("Input"), starts, ends, g.ints(axes))
     _decrease(g, n, sliced, n.output("Out"))
+
+
+def _array_item(g, n) -> None:
+    """``array[i]`` of a tensor array (dy2static's ``list[i]``): one element of the sequence."""
+    if list(n.attr("axes")) != [0] or list(n.attr("decrease_axis") or []) != [0]:
+        n.fail("only single elements of a tensor array (list[i]) can be exported, not "
+               f"slices (axes {n.attr('axes')}, decrease_axis {n.attr('decrease_axis')})")
+    start = _bounds(g, n, "starts", "StartsTensor", "StartsTensorList")
+    g.op("SequenceAt", n.input("Input"), g.reshape(start, []), outputs=[n.output("Out")])
 
 
 @converter("strided_slice")

@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from ..ops.types import to_numpy_dtype
+from ..ops.types import VarType, to_numpy_dtype
 from .graph import GraphBuilder, onnx_dtype
 from .node import OpNode
 from .registry import CONVERTERS, OnnxExportError
@@ -32,6 +32,12 @@ class ProgramWriter:
         self.scope = scope
         self.opset = opset
         self.constants: dict[str, np.ndarray] = {}     # values known at export time
+        # Element type of each ONNX value of a Paddle variable as it is at run time (a
+        # variable's recorded dtype can be stale after assign, in dy2static programs), and
+        # the values that stand for "no value yet" (dy2static's undefined variables).
+        self.dtypes: dict[str, np.dtype] = {}
+        self.placeholders: set[str] = set()
+        self.sequences: set[str] = set()              # values of tensor arrays
         self._last_writer: dict[tuple[int, str], int] = {}
         self._position: tuple[int, int] = (0, -1)      # (block, op index) being converted
 
@@ -47,6 +53,7 @@ class ProgramWriter:
                 raise OnnxExportError(f"feed variable '{name}' is not in the program")
             g.root.taken.add(name)
             g.bind(name, name)
+            self.dtypes[name] = to_numpy_dtype(var.dtype)
             inputs.append(_value_info(name, var))
         self.convert_block(g, block)
         outputs = []
@@ -56,12 +63,15 @@ class ProgramWriter:
                 value = g.op("Identity", value, outputs=[g.fresh(name)])
             outputs.append(_value_info(value, block._var_recursive(name)))
         opset = [helper.make_opsetid("", self.opset)]
+        _drop_unused_initializers(g, outputs)
         inferred = _inferred_outputs(g, inputs, outputs, opset)
         graph = g.to_graph(graph_name, inputs, inferred)
         return helper.make_model(graph, opset_imports=opset, producer_name="pyfluid",
                                  ir_version=helper.find_min_ir_version_for(opset))
 
     def convert_block(self, g: GraphBuilder, block: "Block") -> None:
+        """Convert ``block``'s ops into ``g`` (a sub-block into its If/Loop subgraph)."""
+        outer = self._position
         for index, op in enumerate(block.ops):
             for name in op.output_arg_names:
                 self._last_writer[(block.idx, name)] = index
@@ -69,6 +79,7 @@ class ProgramWriter:
             if op.type in ("feed", "fetch"):
                 continue
             self.convert_op(g, op, index)
+        self._position = outer
 
     def convert_op(self, g: GraphBuilder, op, index: int) -> None:
         node = OpNode(self, g, op, index)
@@ -117,15 +128,28 @@ class ProgramWriter:
             g.root.taken.add(name)
             g.add_initializer(name, array)
             g.root.bind(name, name)
+            self.dtypes[name] = array.dtype
             return name
+        if var is not None and var.type == VarType.LOD_TENSOR_ARRAY:    # not written yet
+            value = g.op("SequenceEmpty", dtype=onnx_dtype(to_numpy_dtype(var.dtype)),
+                         outputs=[g.fresh(f"{name}.empty")])
+            g.bind(name, value)
+            self.sequences.add(value)
+            self.dtypes[value] = to_numpy_dtype(var.dtype)
+            return value
         raise OnnxExportError(f"variable '{name}' ({reader}) is not fed, not a parameter and "
                               "not written by an earlier op")
 
     def define(self, g: GraphBuilder, name: str) -> str:
         block, index = self._position
         last = self._last_writer.get((block, name)) == index and block == 0
-        value = g.fresh(name) if last or name in g.root.taken else g.fresh(f"{name}.w{index}")
+        value = g.fresh(name if last else f"{name}.w{index}")
         g.bind(name, value)
+        var = self.program.block(block)._find_var_recursive(name)
+        if var is not None and var.dtype.is_dtype:
+            self.dtypes[value] = to_numpy_dtype(var.dtype)
+        if var is not None and var.type == VarType.LOD_TENSOR_ARRAY:
+            self.sequences.add(value)
         return value
 
     def constant_value(self, name: str) -> np.ndarray | None:
@@ -140,6 +164,21 @@ class ProgramWriter:
         if found is None or not found.get_tensor()._is_initialized():
             return None
         return np.asarray(found.get_tensor().numpy())
+
+
+def _drop_unused_initializers(g: GraphBuilder, outputs: list) -> None:
+    """Constants that no node reads any more (stand-ins replaced while unifying types)."""
+    used = {o.name for o in outputs}
+
+    def visit(nodes) -> None:
+        for node in nodes:
+            used.update(node.input)
+            for attr in node.attribute:
+                for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    used.update(o.name for o in sub.output)
+                    visit(sub.node)
+    visit(g.nodes)
+    g.initializers[:] = [t for t in g.initializers if t.name in used]
 
 
 def _inferred_outputs(g: GraphBuilder, inputs: list, outputs: list, opset: list) -> list:

@@ -1,0 +1,81 @@
+"""Control flow exported to ONNX (conditional_block -> If, while -> Loop, select_input,
+tensor arrays -> sequences): Paddle 2.6 programs, converted and run by onnxruntime, must
+reproduce the outputs Paddle 2.6.2 recorded for every case.
+
+The programs are read without pyfluid's op checks (the control-flow ops may not be
+registered in pyfluid yet): only the exporter and onnxruntime run them. The shared fixtures
+hold cf_cond and cf_while; a larger corpus (dy2static if/elif, break/continue, early return,
+list.append, nested loops, switch_case, tensor arrays) runs with
+
+    PYFLUID_CF_CORPUS=/path/to/cf26 pytest tests/test_onnx_control_flow.py
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from onnx_check import compare, ort
+from shared_fixtures import PADDLE_FIXTURES, needs_shared
+
+from pyfluid.executor import Scope
+from pyfluid.framework.program import program_from_bytes
+from pyfluid.io.variables import persistables, read_bytes, read_combined
+from pyfluid.onnx import program_to_onnx
+
+CORPUS = os.environ.get("PYFLUID_CF_CORPUS", "")
+
+
+def _targets(program, kind: str) -> list[str]:
+    ops = sorted((op for op in program.global_block().ops if op.type == kind),
+                 key=lambda op: op.attr("col") or 0)
+    return [(op.output("Out") if kind == "feed" else op.input("X"))[0] for op in ops]
+
+
+def _load_unchecked(prefix: str):
+    program = program_from_bytes(read_bytes(prefix + ".pdmodel"), prefix)
+    scope = Scope()
+    if os.path.exists(prefix + ".pdiparams"):
+        values = read_combined(read_bytes(prefix + ".pdiparams"), persistables(program), prefix)
+        for name, value in values.items():
+            scope.var(name).get_tensor().set(value)
+    return program, scope, _targets(program, "feed"), _targets(program, "fetch")
+
+
+def _cases(recorded) -> list[str]:
+    if "num_cases" in recorded.files:
+        return [f"_{k}" for k in range(int(recorded["num_cases"]))]
+    return [""]
+
+
+def check_against_paddle(prefix: str) -> None:
+    program, scope, feeds, fetches = _load_unchecked(prefix)
+    model = program_to_onnx(program, feeds, fetches, scope=scope)
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    recorded = np.load(prefix + ".io.npz")
+    for case in _cases(recorded):
+        feed = {name: recorded[f"x{i}{case}"] for i, name in enumerate(feeds)}
+        got = session.run(None, feed)
+        compare([recorded[f"y{j}{case}"] for j in range(len(fetches))], got,
+                [f"{name} (case{case or ' 0'})" for name in fetches])
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["cf_cond", "cf_while"])
+def test_shared_control_flow_fixture(name):
+    check_against_paddle(str(PADDLE_FIXTURES / "control_flow" / name))
+
+
+def _corpus() -> list[str]:
+    if not CORPUS:
+        return []
+    return sorted(f[:-len(".pdmodel")] for f in os.listdir(CORPUS)
+                  if f.endswith(".pdmodel") and not f.endswith(".backward.pdmodel"))
+
+
+@pytest.mark.skipif(not CORPUS, reason="set PYFLUID_CF_CORPUS to the control-flow corpus")
+@pytest.mark.parametrize("name", _corpus())
+def test_control_flow_corpus(name):
+    check_against_paddle(os.path.join(CORPUS, name))
