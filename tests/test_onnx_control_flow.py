@@ -16,31 +16,12 @@ import os
 import numpy as np
 import pytest
 
-from onnx_check import compare, ort
+from onnx_check import compare, load_unchecked, ort
 from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
-from pyfluid.executor import Scope
-from pyfluid.framework.program import program_from_bytes
-from pyfluid.io.variables import persistables, read_bytes, read_combined
 from pyfluid.onnx import program_to_onnx
 
 CORPUS = os.environ.get("PYFLUID_CF_CORPUS", "")
-
-
-def _targets(program, kind: str) -> list[str]:
-    ops = sorted((op for op in program.global_block().ops if op.type == kind),
-                 key=lambda op: op.attr("col") or 0)
-    return [(op.output("Out") if kind == "feed" else op.input("X"))[0] for op in ops]
-
-
-def _load_unchecked(prefix: str):
-    program = program_from_bytes(read_bytes(prefix + ".pdmodel"), prefix)
-    scope = Scope()
-    if os.path.exists(prefix + ".pdiparams"):
-        values = read_combined(read_bytes(prefix + ".pdiparams"), persistables(program), prefix)
-        for name, value in values.items():
-            scope.var(name).get_tensor().set(value)
-    return program, scope, _targets(program, "feed"), _targets(program, "fetch")
 
 
 def _cases(recorded) -> list[str]:
@@ -50,7 +31,7 @@ def _cases(recorded) -> list[str]:
 
 
 def check_against_paddle(prefix: str) -> None:
-    program, scope, feeds, fetches = _load_unchecked(prefix)
+    program, scope, feeds, fetches = load_unchecked(prefix)
     model = program_to_onnx(program, feeds, fetches, scope=scope)
     session = ort.InferenceSession(model.SerializeToString(),
                                    providers=["CPUExecutionProvider"])

@@ -7,8 +7,11 @@
 The folder holds ``manifest.json`` and per model ``NAME.pdmodel``, ``NAME.pdiparams`` and
 ``NAME.io.npz`` (feeds ``x<i>`` and Paddle 2.6.2's outputs ``y<j>``). Each model pyfluid loads
 is exported once; onnxruntime then runs that file at batch sizes 1 and 3 (built from the
-recorded inputs) and must reproduce pyfluid's outputs, and at the recorded batch Paddle's.
-Models whose ops pyfluid does not have yet are skipped with the loader's message.
+recorded inputs) and must reproduce pyfluid's outputs (rtol 1e-4, atol 1e-5 times the output's
+largest magnitude), and at the recorded batch Paddle's.
+A model whose ops pyfluid cannot run yet is read without its op checks and compared with
+Paddle's outputs only; one with ops the exporter does not know either is an expected failure
+naming them.
 """
 from __future__ import annotations
 
@@ -18,11 +21,14 @@ import os
 import numpy as np
 import pytest
 
-from onnx_check import compare, ort
+from onnx_check import compare, load_unchecked, ort
 
 import pyfluid as paddle
 from pyfluid.executor import Executor, Scope, scope_guard
 from pyfluid.io import ModelFileError
+from pyfluid.onnx import OnnxExportError
+from pyfluid.onnx.registry import CONVERTERS
+from pyfluid.ops import registered_ops
 
 ZOO = os.environ.get("PYFLUID_ZOO", "")
 pytestmark = pytest.mark.skipif(not ZOO, reason="set PYFLUID_ZOO to the zoo folder")
@@ -59,19 +65,41 @@ def test_zoo_model_runs_the_same_in_onnxruntime(name, tmp_path):
     with scope_guard(scope):
         try:
             program, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
-        except ModelFileError as exc:
-            pytest.skip(f"pyfluid cannot load {name} yet: {str(exc)[:300]}")
-    path = paddle.static.export_onnx(program, feeds, fetches, str(tmp_path / name), scope=scope)
+            runs_here = True
+        except ModelFileError:      # ops pyfluid lacks: compare with Paddle's outputs only
+            program, scope, feeds, fetches = load_unchecked(prefix)
+            runs_here = False
+    try:
+        path = paddle.static.export_onnx(program, feeds, fetches, str(tmp_path / name),
+                                         scope=scope)
+    except OnnxExportError as exc:
+        missing = set(op.type for block in program.blocks for op in block.ops) - \
+            set(registered_ops()) - set(CONVERTERS)
+        if missing:
+            pytest.xfail(f"ops neither pyfluid nor the exporter has yet: {sorted(missing)}")
+        raise exc
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     recorded = np.load(prefix + ".io.npz")
     specs = _manifest(name)["feeds"]
     inputs = [recorded[f"x{i}"] for i in range(len(feeds))]
-    names = [v.name for v in fetches]
-    compare([recorded[f"y{j}"] for j in range(len(fetches))],
-            session.run(None, dict(zip(feeds, inputs))), [f"{n} (Paddle)" for n in names],
-            rtol=1e-3, atol=1e-4)
+    names = [v if isinstance(v, str) else v.name for v in fetches]
+    for j, (have, n) in enumerate(zip(session.run(None, dict(zip(feeds, inputs))), names)):
+        want = recorded[f"y{j}"]
+        compare([want], [have], [f"{n} (Paddle)"], rtol=1e-3, atol=10 * _atol(want))
+    if not runs_here:
+        return
     for batch in (1, 3):
         feed = {feed_name: _batched(x, spec["spec_shape"][:1] == [-1], batch)
                 for feed_name, x, spec in zip(feeds, inputs, specs)}
         expected = exe.run(program, feed=feed, fetch_list=fetches, scope=scope)
-        compare(expected, session.run(None, feed), [f"{n} (batch {batch})" for n in names])
+        for want, have, n in zip(expected, session.run(None, feed), names):
+            compare([want], [have], [f"{n} (batch {batch})"], atol=_atol(want))
+
+
+def _atol(expected: np.ndarray) -> float:
+    """1e-5, in units of the output's own scale: random-weight ResNets and VGGs produce
+    logits of 1e4 and more, where float32 summation order alone moves an element that
+    nearly cancels (39.2 among 13542) by more than 1e-4 of itself."""
+    scale = float(np.max(np.abs(expected))) if expected.size and expected.dtype.kind == "f" \
+        else 1.0
+    return 1e-5 * max(1.0, scale)

@@ -253,3 +253,9 @@ def gather(g, n):
 @converter("cast")
 def cast(g, n):
     g.cast(n.input("X"), to_numpy_dtype(n.attr("out_dtype")), out=n.output("Out"))
+
+
+@converter("tril_triu")
+def tril_triu(g, n):
+    g.op("Trilu", n.input("X"), g.const(np.array(int(n.attr("diagonal") or 0), np.int64)),
+         upper=int(not n.attr("lower")), outputs=[n.output("Out")])
