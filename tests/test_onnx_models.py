@@ -115,3 +115,13 @@ def test_paddle_onnx_export_of_a_layer(tmp_path):
     finally:
         paddle.enable_static()
     assert os.path.exists(tmp_path / "small_net.onnx")
+
+
+def test_mnist_example_export_onnx_gets_our_accuracy(tmp_path):
+    from test_examples import make_data_dir
+    mlp = _example("mnist_mlp")
+    summary = mlp.main(["--epochs", "1", "--hidden", "64", "--batch-size", "64",
+                        "--data-dir", make_data_dir(tmp_path, use_cache=False),
+                        "--out", str(tmp_path / "out"), "--export-onnx"])
+    assert summary["onnx_accuracy"] == summary["test_accuracy"] > 0.5
+    assert os.path.exists(tmp_path / "out" / "model" / "mnist_mlp.onnx")

@@ -101,6 +101,8 @@ CASES = [
          activation_type="relu"),
     case("fc", {"Input": f32(2, 3, 4), "W": f32(4, 5)}, "fc_3d", in_num_col_dims=2,
          params=("W",)),
+    case("fc", {"Input": f32(3, 4), "W": f32(8, 9), "Bias": f32(5)}, "fc_padding_weights",
+         padding_weights=True, params=("W", "Bias")),
     case("fused_elemwise_activation", {"X": f32(3, 4), "Y": f32(4)}, axis=-1,
          functor_list=["relu", "elementwise_add"], fetch=["Out"]),
     case("batch_norm", {"X": f32(2, 3, 4, 4), "Scale": pos(3), "Bias": f32(3), "Mean": f32(3),
