@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import numpy_helper
 
-from ..ops.tensor import fill_constant_kernel
-from ..ops.init_ops import assign_value_kernel
+from ..ops.creation import assign_value_kernel, fill_constant_kernel
 from ..ops.types import to_numpy_dtype
 from .convert_shape import int64_list, int64_vector
 from .registry import converter, unsupported

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops.common import normalize_axis
-from ..ops.shape_ops import unsqueezed_shape
+from ..ops.manipulation import unsqueezed_shape
 from ..ops.types import VarType, to_numpy_dtype
 from .registry import converter
 
