@@ -1,13 +1,12 @@
 """Control flow exported to ONNX (conditional_block -> If, while -> Loop, select_input,
 tensor arrays -> sequences): Paddle 2.6 programs, converted and run by onnxruntime, must
-reproduce the outputs Paddle 2.6.2 recorded for every case.
+reproduce the outputs Paddle 2.6.2 recorded for every case: the shared cf_cond / cf_while and
+tests/paddle_models/cf26 (dy2static if/elif, break/continue, early return, list.append, nested
+loops; static cond, while_loop, switch_case, case, tensor arrays; another folder of the same
+layout with PYFLUID_CF_CORPUS=...).
 
 The programs are read without pyfluid's op checks (the control-flow ops may not be
-registered in pyfluid yet): only the exporter and onnxruntime run them. The shared fixtures
-hold cf_cond and cf_while; a larger corpus (dy2static if/elif, break/continue, early return,
-list.append, nested loops, switch_case, tensor arrays) runs with
-
-    PYFLUID_CF_CORPUS=/path/to/cf26 pytest tests/test_onnx_control_flow.py
+registered in pyfluid yet): only the exporter and onnxruntime run them.
 """
 from __future__ import annotations
 
@@ -21,7 +20,8 @@ from shared_fixtures import PADDLE_FIXTURES, needs_shared
 
 from pyfluid.onnx import program_to_onnx
 
-CORPUS = os.environ.get("PYFLUID_CF_CORPUS", "")
+CORPUS = os.environ.get("PYFLUID_CF_CORPUS") or os.path.join(os.path.dirname(__file__),
+                                                              "paddle_models", "cf26")
 
 
 def _cases(recorded) -> list[str]:
@@ -50,13 +50,10 @@ def test_shared_control_flow_fixture(name):
 
 
 def _corpus() -> list[str]:
-    if not CORPUS:
-        return []
     return sorted(f[:-len(".pdmodel")] for f in os.listdir(CORPUS)
                   if f.endswith(".pdmodel") and not f.endswith(".backward.pdmodel"))
 
 
-@pytest.mark.skipif(not CORPUS, reason="set PYFLUID_CF_CORPUS to the control-flow corpus")
 @pytest.mark.parametrize("name", _corpus())
 def test_control_flow_corpus(name):
     check_against_paddle(os.path.join(CORPUS, name))
