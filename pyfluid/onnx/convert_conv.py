@@ -1,5 +1,6 @@
-"""conv2d / depthwise_conv2d and pool2d, with Paddle's padding rules (EXPLICIT, SAME,
-VALID), NHWC layouts, ceil mode, exclusive averages and adaptive windows.
+"""Convolutions (conv2d, depthwise_conv2d, conv3d and their transposes) and pooling (pool2d,
+max_pool2d_with_index), with Paddle's padding rules (EXPLICIT, SAME, VALID), channel-last
+layouts, ceil mode, exclusive averages and adaptive windows.
 
 Paddle's average pool divides by a count that ONNX's AveragePool cannot always reproduce
 (the window end is bounded by ``size + leading padding``; ceil-mode windows may run past the
@@ -17,45 +18,89 @@ from .registry import converter
 
 
 def _onnx_pads(pads: list[int]) -> list[int]:
-    """Paddle's [top, bottom, left, right] -> ONNX's [top, left, bottom, right]."""
-    return [pads[0], pads[2], pads[1], pads[3]]
+    """Paddle's [before_0, after_0, before_1, after_1, ...] -> ONNX's [befores..., afters...]."""
+    return list(pads[0::2]) + list(pads[1::2])
 
 
-def _to_nchw(g, n, slot: str) -> tuple[str, tuple, bool]:
-    """The input as NCHW, its static shape in NCHW order, and whether it was NHWC."""
+def _channels_first(g, n, slot: str) -> tuple[str, tuple, bool]:
+    """The input as NC..., its static shape in that order, and whether it was channel-last."""
     x, shape = n.input(slot), n.shape(slot)
     layout = n.attr("data_format") or n.attr("data_layout") or "NCHW"
-    if layout != "NHWC":
+    if layout not in ("NHWC", "NDHWC"):
         return x, shape, False
-    return g.op("Transpose", x, perm=[0, 3, 1, 2]), (shape[0], shape[3], *shape[1:3]), True
+    perm = [0, len(shape) - 1] + list(range(1, len(shape) - 1))
+    return g.op("Transpose", x, perm=perm), tuple(shape[p] for p in perm), True
 
 
-def _from_nchw(g, value: str, out: str, channel_last: bool) -> None:
+def _restore_layout(g, value: str, out: str, channel_last: bool, rank: int) -> None:
     if channel_last:
-        g.op("Transpose", value, perm=[0, 2, 3, 1], outputs=[out])
+        g.op("Transpose", value, perm=[0] + list(range(2, rank)) + [1], outputs=[out])
     else:
         g.op("Identity", value, outputs=[out])
 
 
-@converter("conv2d", "depthwise_conv2d")
-def conv2d(g, n):
-    x, shape, channel_last = _to_nchw(g, n, "Input")
-    filt_hw = n.shape("Filter")[2:]
+def _window_attrs(n, in_size: tuple, kernel: tuple, transposed: bool = False) -> dict:
     strides, algorithm = list(n.attr("strides")), n.attr("padding_algorithm") or "EXPLICIT"
-    attrs = {"strides": strides, "group": int(n.attr("groups")),
-             "kernel_shape": list(filt_hw) if min(filt_hw) > 0 else None}
-    in_hw = shape[2:]
-    if algorithm == "SAME" and min(in_hw) < 0:
-        attrs.update(auto_pad="SAME_UPPER", dilations=[1, 1])    # Paddle: extra pad at the end
-    else:
-        pads, dilations = resolve_padding(n.type, in_hw, filt_hw, strides, n.attr("paddings"),
-                                          algorithm, n.attr("dilations"))
-        attrs.update(pads=_onnx_pads(pads), dilations=dilations)
-    out = n.output("Output")
-    conv = g.op("Conv", x, n.input("Filter"), **attrs,
-                **({} if channel_last else {"outputs": [out]}))
-    if channel_last:
-        _from_nchw(g, conv, out, True)
+    if algorithm == "SAME" and min(in_size) < 0:
+        if transposed:
+            n.fail("padding_algorithm SAME needs the input's spatial size, unknown here")
+        return {"strides": strides, "auto_pad": "SAME_UPPER",    # Paddle pads more at the end
+                "dilations": [1] * len(kernel)}
+    pads, dilations = resolve_padding(n.type, in_size, kernel, strides, n.attr("paddings"),
+                                      algorithm, n.attr("dilations"))
+    return {"strides": strides, "pads": _onnx_pads(pads), "dilations": dilations}
+
+
+@converter("conv2d", "depthwise_conv2d", "conv3d")
+def conv(g, n):
+    x, shape, channel_last = _channels_first(g, n, "Input")
+    kernel = n.shape("Filter")[2:]
+    attrs = _window_attrs(n, shape[2:], kernel)
+    conv_value = g.op("Conv", x, n.input("Filter"), group=int(n.attr("groups")),
+                      kernel_shape=list(kernel) if min(kernel) > 0 else None, **attrs)
+    _restore_layout(g, conv_value, n.output("Output"), channel_last, len(shape))
+
+
+@converter("conv2d_transpose", "depthwise_conv2d_transpose", "conv3d_transpose")
+def conv_transpose(g, n):
+    """Filter [C_in, C_out / groups, k...]; ``output_size`` becomes output_padding."""
+    x, shape, channel_last = _channels_first(g, n, "Input")
+    kernel = n.shape("Filter")[2:]
+    attrs = _window_attrs(n, shape[2:], kernel, transposed=True)
+    extra = list(n.attr("output_padding") or [])
+    if n.attr("output_size"):
+        if min(shape[2:]) < 0:
+            n.fail("output_size needs the input's spatial size, unknown here")
+        pads, dil = attrs["pads"], attrs["dilations"]
+        rank = len(kernel)
+        natural = [(size - 1) * s - pads[i] - pads[i + rank] + d * (k - 1) + 1 for i, (
+            size, s, d, k) in enumerate(zip(shape[2:], attrs["strides"], dil, kernel))]
+        extra = [int(want) - have for want, have in zip(n.attr("output_size"), natural)]
+    value = g.op("ConvTranspose", x, n.input("Filter"), group=int(n.attr("groups")),
+                 kernel_shape=list(kernel), output_padding=extra or None, **attrs)
+    _restore_layout(g, value, n.output("Output"), channel_last, len(shape))
+
+
+@converter("max_pool2d_with_index")
+def max_pool2d_with_index(g, n):
+    """Mask holds each maximum's index within its channel's H x W plane (ONNX's indices
+    count over the whole tensor, so they are taken modulo H * W)."""
+    x, shape = n.input("X"), n.shape("X")
+    ksize, strides = list(n.attr("ksize")), list(n.attr("strides"))
+    pads = _onnx_pads(expand_paddings(n.type, n.attr("paddings")))
+    if n.attr("global_pooling") or n.attr("adaptive"):
+        if min(shape[2:]) < 0 or (n.attr("adaptive") and any(
+                size % out for size, out in zip(shape[2:], ksize))):
+            n.fail("global / adaptive max pooling with indices needs spatial sizes that the "
+                   "output size divides, known at export time")
+        ksize = list(shape[2:]) if n.attr("global_pooling") else \
+            [size // out for size, out in zip(shape[2:], ksize)]
+        strides, pads = ksize, [0, 0, 0, 0]
+    out, indices = g.op("MaxPool", x, kernel_shape=ksize, strides=strides, pads=pads,
+                        outputs=[n.output("Out"), g.fresh(f"{g.label}/indices")])
+    plane = g.reduce("ReduceProd", g.shape(x, 2), None, True)
+    within = g.op("Mod", indices, plane)
+    g.cast(within, n.np_dtype("Mask", output=True), out=n.output("Mask"))
 
 
 # -- pool2d ------------------------------------------------------------------------------------
@@ -74,7 +119,7 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
 
 @converter("pool2d")
 def pool2d(g, n):
-    x, shape, channel_last = _to_nchw(g, n, "X")
+    x, shape, channel_last = _channels_first(g, n, "X")
     kind = n.attr("pooling_type")
     if kind not in ("max", "avg"):
         n.fail(f"pooling_type must be 'max' or 'avg', received {kind!r}")
@@ -88,7 +133,7 @@ def pool2d(g, n):
         value = _static_pool(g, n, x, kind, in_hw)
     else:
         value = _dynamic_pool(g, n, x, kind)
-    _from_nchw(g, value, n.output("Out"), channel_last)
+    _restore_layout(g, value, n.output("Out"), channel_last, 4)
 
 
 def _adaptive(g, n, x: str, kind: str, in_hw: tuple, out_hw: list) -> str:

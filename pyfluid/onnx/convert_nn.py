@@ -188,3 +188,51 @@ def lookup_table_v2(g, n):
     mask = g.unsqueeze(g.cast(keep, n.np_dtype("W")), [n.rank("Ids")])
     g.op("Mul", rows, mask, outputs=[out])
 
+
+
+@converter("group_norm")
+def group_norm(g, n):
+    """Each sample's channels in ``groups`` groups normalized together, then per-channel
+    Scale and Bias."""
+    x, shape, dtype = n.input("X"), n.shape("X"), n.np_dtype("X")
+    channel_last = n.attr("data_layout") == "NHWC"
+    if channel_last:
+        perm = [0, len(shape) - 1] + list(range(1, len(shape) - 1))
+        x = g.op("Transpose", x, perm=perm)
+    grouped = g.reshape(x, [0, int(n.attr("groups")), -1])
+    mean = g.reduce("ReduceMean", grouped, [2], True)
+    centered = g.op("Sub", grouped, mean)
+    variance = g.reduce("ReduceMean", g.op("Mul", centered, centered), [2], True)
+    eps = g.scalar(n.attr("epsilon"), dtype)
+    normed = g.reshape(g.op("Div", centered, g.op("Sqrt", g.op("Add", variance, eps))),
+                       g.shape(x))
+    per_channel = [-1] + [1] * (len(shape) - 2)
+    if n.has("Scale"):
+        normed = g.op("Mul", normed, g.reshape(n.input("Scale"), per_channel))
+    if n.has("Bias"):
+        normed = g.op("Add", normed, g.reshape(n.input("Bias"), per_channel))
+    if channel_last:
+        normed = g.op("Transpose", normed, perm=[0] + list(range(2, len(shape))) + [1])
+    g.op("Identity", normed, outputs=[n.output("Y")])
+
+
+@converter("instance_norm")
+def instance_norm(g, n):
+    x, dtype, channels = n.input("X"), n.np_dtype("X"), n.shape("X")[1]
+    if (not n.has("Scale") or not n.has("Bias")) and channels < 0:
+        n.fail("instance_norm without Scale/Bias needs the channel count, unknown here")
+    scale = n.input("Scale") if n.has("Scale") else g.const(np.ones(channels, dtype))
+    bias = n.input("Bias") if n.has("Bias") else g.const(np.zeros(channels, dtype))
+    g.op("InstanceNormalization", x, scale, bias, epsilon=float(n.attr("epsilon")),
+         outputs=[n.output("Y")])
+
+
+@converter("bmm")
+def bmm(g, n):
+    g.op("MatMul", n.input("X"), n.input("Y"), outputs=[n.output("Out")])
+
+
+@converter("einsum")
+def einsum(g, n):
+    g.op("Einsum", *n.inputs("Operands"), equation=n.attr("equation"),
+         outputs=[n.output("Out")])

@@ -244,9 +244,13 @@ def gather(g, n):
     index = n.input("Index")
     if n.rank("Index") == 2:
         index = g.reshape(index, [-1])
+    axis = n.attr("axis")
     if n.has("Axis"):
-        n.fail("an axis given as a tensor (Axis input) has no ONNX equivalent")
-    axis = normalize_axis(n.attr("axis"), n.rank("X"))
+        value = n.constant("Axis")
+        if value is None:
+            n.fail("an axis given as a run-time tensor (Axis input) has no ONNX equivalent")
+        axis = int(value.ravel()[0])
+    axis = normalize_axis(axis, n.rank("X"))
     g.op("Gather", n.input("X"), index, axis=axis, outputs=[n.output("Out")])
 
 
