@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 CONVERTERS: dict[str, Callable] = {}
+REFUSED: dict[str, str] = {}        # op types without an ONNX equivalent -> why
 
 
 class OnnxExportError(ValueError):
@@ -37,6 +38,8 @@ def converter(*op_types: str) -> Callable:
 def unsupported(op_type: str, reason: str) -> None:
     """Register ``op_type`` as an op without an ONNX equivalent; converting it raises an
     error with ``reason`` (what the op does that ONNX cannot, and what to do instead)."""
+    REFUSED[op_type] = reason
+
     @converter(op_type)
     def refuse(g, n):
         outputs = ", ".join(repr(v) for v in n.op.output_arg_names) or "none"
@@ -47,4 +50,4 @@ def unsupported(op_type: str, reason: str) -> None:
 def supported_op_types() -> list[str]:
     """Op types the exporter converts (those that only raise a clear error are left out)."""
     from . import converters  # noqa: F401  (registers every family)
-    return sorted(t for t, fn in CONVERTERS.items() if fn.__name__ != "refuse")
+    return sorted(set(CONVERTERS) - set(REFUSED))
