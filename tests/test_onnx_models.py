@@ -125,3 +125,33 @@ def test_mnist_example_export_onnx_gets_our_accuracy(tmp_path):
                         "--out", str(tmp_path / "out"), "--export-onnx"])
     assert summary["onnx_accuracy"] == summary["test_accuracy"] > 0.5
     assert os.path.exists(tmp_path / "out" / "model" / "mnist_mlp.onnx")
+
+
+class _TwoOutputs(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, paddle.tanh(y)
+
+
+def test_paddle_onnx_export_with_output_spec_and_of_a_to_static_function(tmp_path):
+    paddle.disable_static()
+    try:
+        spec = [paddle.static.InputSpec([None, 4], "float32", "x")]
+        net = paddle.jit.to_static(_TwoOutputs(), input_spec=spec)
+        tanh_out = net.forward.concrete_program.outputs[1].name
+        paddle.onnx.export(net, str(tmp_path / "net"), input_spec=spec, output_spec=[tanh_out])
+        x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+        sess = ort.InferenceSession(str(tmp_path / "net.onnx"), providers=["CPUExecutionProvider"])
+        assert [o.name for o in sess.get_outputs()] == [tanh_out]
+        compare([net(paddle.to_tensor(x))[1].numpy()], sess.run(None, {"x": x}), ["tanh"])
+        double = paddle.jit.to_static(lambda v: paddle.tanh(v) * 2, input_spec=spec)
+        paddle.onnx.export(double, str(tmp_path / "double"))
+        sess = ort.InferenceSession(str(tmp_path / "double.onnx"),
+                                    providers=["CPUExecutionProvider"])
+        compare([np.tanh(x) * 2], sess.run(None, {"x": x}), ["double"])
+    finally:
+        paddle.enable_static()
