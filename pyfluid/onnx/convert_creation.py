@@ -9,6 +9,7 @@ from onnx import numpy_helper
 from ..ops.creation import assign_value_kernel, fill_constant_kernel
 from ..ops.types import to_numpy_dtype
 from .convert_shape import int64_list, int64_vector
+from .graph import onnx_dtype
 from .registry import converter, unsupported
 
 
@@ -100,7 +101,6 @@ def _random(g, n, op_type: str, **attrs) -> None:
         like = g.op("ConstantOfShape", shape, value=zero)
         g.op(op_type + "Like", like, outputs=[n.output("Out")], **attrs)
         return
-    from .graph import onnx_dtype
     g.op(op_type, shape=[int(d) for d in n.attr("shape")], dtype=onnx_dtype(dtype),
          outputs=[n.output("Out")], **attrs)
 

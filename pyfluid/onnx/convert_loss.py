@@ -4,6 +4,7 @@ kldiv_loss, nll_loss and accuracy. Ignored labels (``ignore_index``) give a zero
 from __future__ import annotations
 
 import numpy as np
+from onnx import numpy_helper
 
 from ..ops.common import normalize_axis
 from .registry import converter
@@ -150,7 +151,7 @@ def nll_loss(g, n):
         weight = g.op("Gather", n.input("Weight"), g.reshape(safe, [-1]), axis=0)
     else:
         weight = g.op("ConstantOfShape", g.shape(safe, 0, 1),
-                      value=_tensor(np.ones(1, dtype)))
+                      value=numpy_helper.from_array(np.ones(1, dtype)))
     weight = g.op("Where", g.reshape(keep, [-1]), weight, g.scalar(0, dtype))
     per_sample = g.op("Neg", g.op("Mul", g.reshape(picked, [-1]), weight))
     total = g.reduce("ReduceSum", weight, None, False,
@@ -176,8 +177,3 @@ def accuracy(g, n):
     ratio = g.op("Div", g.cast(correct, np.float32),
                  g.op("Max", g.cast(total, np.float32), g.scalar(1, np.float32)))
     g.op("Identity", ratio, outputs=[n.output("Accuracy")])
-
-
-def _tensor(array: np.ndarray):
-    from onnx import numpy_helper
-    return numpy_helper.from_array(array)

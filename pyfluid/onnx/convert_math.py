@@ -3,6 +3,7 @@ scale, sum, clip, pow and the unary math ops."""
 from __future__ import annotations
 
 import numpy as np
+from onnx import numpy_helper
 
 from .registry import converter
 
@@ -177,12 +178,8 @@ def increment(g, n):
 def isfinite(g, n):
     x, out = n.input("X"), n.output("Out")
     if n.np_dtype("X").kind != "f":     # integers are always finite
-        g.op("ConstantOfShape", g.shape(x), value=_bool_tensor(True), outputs=[out])
+        g.op("ConstantOfShape", g.shape(x), value=numpy_helper.from_array(np.array([True])),
+             outputs=[out])
         return
     bad = g.op("Or", g.op("IsInf", x), g.op("IsNaN", x))
     g.op("Not", bad, outputs=[out])
-
-
-def _bool_tensor(value: bool):
-    from onnx import numpy_helper
-    return numpy_helper.from_array(np.array([value]))

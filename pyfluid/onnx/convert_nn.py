@@ -43,11 +43,11 @@ def mul(g, n):
     """Both operands flattened to matrices (x_num_col_dims / y_num_col_dims), then MatMul."""
     x, y, out = n.input("X"), n.input("Y"), n.output("Out")
     k, m = int(n.attr("x_num_col_dims")), int(n.attr("y_num_col_dims"))
-    y_flat = y if n.rank("Y") == 2 and m == 1 else g.op("Flatten", y, axis=m)
-    product, flat = _flat_matmul(g, n, x, "X", k, y_flat)
-    if not flat and n.rank("Y") == 2:
-        g.op("Identity", product, outputs=[out])
+    if n.rank("X") == 2 and k == 1 and n.rank("Y") == 2 and m == 1:
+        g.op("MatMul", x, y, outputs=[out])
         return
+    y_flat = y if n.rank("Y") == 2 and m == 1 else g.op("Flatten", y, axis=m)
+    product, _ = _flat_matmul(g, n, x, "X", k, y_flat)
     _unflatten(g, n, product, x, "X", k, dims(g, y, n.shape("Y"), m), out)
 
 

@@ -51,15 +51,12 @@ def logsumexp(g, n):
     axes = _axes(n, "axis", "reduce_all")
     top = g.reduce("ReduceMax", x, axes, True)
     total = g.reduce("ReduceSum", g.op("Exp", g.op("Sub", x, top)), axes, True)
-    keep = bool(n.attr("keepdim"))
-    result = g.op("Add", g.op("Log", total), top, **({} if not keep else
-                                                       {"outputs": [n.output("Out")]}))
-    if not keep:
-        squeeze = list(axes) if axes is not None else list(range(n.rank("X")))
-        if squeeze:
-            g.squeeze(result, squeeze, out=n.output("Out"))
-        else:
-            g.op("Identity", result, outputs=[n.output("Out")])
+    result = g.op("Add", g.op("Log", total), top)
+    squeeze = list(axes) if axes is not None else list(range(n.rank("X")))
+    if n.attr("keepdim") or not squeeze:
+        g.op("Identity", result, outputs=[n.output("Out")])
+    else:
+        g.squeeze(result, squeeze, out=n.output("Out"))
 
 
 @converter("p_norm")
