@@ -9,6 +9,7 @@ from . import math_extra  # noqa: F401  (sign, floor, round, elu, reduce_prod, l
 from . import loss_extra  # noqa: F401  (sigmoid_cross_entropy_with_logits, bce, huber, nll, kldiv)
 from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
 from . import fused  # noqa: F401,E402  (fc, fused_elemwise_activation: put in by graph passes)
+from . import collective  # noqa: F401,E402  (c_allreduce_sum, c_broadcast...: data parallel)
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
 from .types import AttrType, Meta, VarType, convert_dtype
