@@ -36,7 +36,7 @@ class DistributedStrategy:
         raise AttributeError(f"DistributedStrategy has no attribute {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "build_strategy":
+        if name == "build_strategy" or isinstance(getattr(type(self), name, None), property):
             object.__setattr__(self, name, value)
             return
         if name not in self._values and not name.endswith("_configs"):
