@@ -24,10 +24,17 @@ from .types import AttrType, Meta, VarType, to_numpy_dtype
 _COMM_ATTRS = {"ring_id": 0, "use_calc_stream": False}
 
 
+def register_collective(op_type: str, **declaration):
+    """An op every rank must run: graph passes never drop or move it."""
+    opdef = register_op(op_type, **declaration)
+    opdef.side_effects = True
+    return opdef
+
+
 def _allreduce(op_name: str, reduce: str, inputs: list):
-    opdef = register_op(op_name, inputs=inputs, outputs=["Out"],
+    opdef = register_collective(op_name, inputs=inputs, outputs=["Out"],
                         attrs={**_COMM_ATTRS, "use_model_parallel": False},
-                        infer_shape=same_as(), differentiable=False, side_effects=True)
+                        infer_shape=same_as(), differentiable=False)
 
     def kernel(x, cond=None, *, ring_id):
         if cond is not None and not bool(np.asarray(cond).reshape(-1)[0]):
@@ -47,9 +54,9 @@ c_allreduce_min = _allreduce("c_allreduce_min", "min", ["X"])
 c_allreduce_prod = _allreduce("c_allreduce_prod", "prod", ["X"])
 assert {"sum", "max", "min", "prod"} == set(REDUCE_OPS)
 
-c_broadcast = register_op("c_broadcast", inputs=["X"], outputs=["Out"],
+c_broadcast = register_collective("c_broadcast", inputs=["X"], outputs=["Out"],
                           attrs={**_COMM_ATTRS, "root": 0}, infer_shape=same_as(),
-                          differentiable=False, side_effects=True)
+                          differentiable=False)
 
 
 @c_broadcast.def_kernel
@@ -64,9 +71,9 @@ def _allgather_shape(x: Meta, *, nranks: int, **_) -> Meta:
     return Meta((first,) + tuple(x.shape[1:]), x.dtype)
 
 
-c_allgather = register_op("c_allgather", inputs=["X"], outputs=["Out"],
+c_allgather = register_collective("c_allgather", inputs=["X"], outputs=["Out"],
                           attrs={**_COMM_ATTRS, "nranks": 1}, infer_shape=_allgather_shape,
-                          differentiable=False, side_effects=True)
+                          differentiable=False)
 
 
 @c_allgather.def_kernel
@@ -78,8 +85,8 @@ def c_allgather_kernel(x, *, ring_id, nranks):
     return comm.allgather(x)
 
 
-barrier = register_op("barrier", inputs=["X"], outputs=["Out"], attrs={"ring_id": 0},
-                      infer_shape=same_as(), differentiable=False, side_effects=True,
+barrier = register_collective("barrier", inputs=["X"], outputs=["Out"], attrs={"ring_id": 0},
+                      infer_shape=same_as(), differentiable=False,
                       views_input=True)
 
 
@@ -101,10 +108,10 @@ depend = register_op("depend", inputs=["X", "Dep*"], outputs=["Out"], infer_shap
                      differentiable=False, views_input=True)
 depend.def_kernel(lambda x, deps: x)
 
-c_gen_nccl_id = register_op("c_gen_nccl_id", outputs=["Out"],
+c_gen_nccl_id = register_collective("c_gen_nccl_id", outputs=["Out"],
                             attrs={"endpoint": "", "other_endpoints": (AttrType.STRINGS, []),
                                    "rank": 0, "ring_id": 0},
-                            differentiable=False, side_effects=True)
+                            differentiable=False)
 
 
 @c_gen_nccl_id.def_kernel
@@ -114,10 +121,10 @@ def c_gen_nccl_id_kernel():
     return np.zeros(0, dtype=np.uint8)
 
 
-c_comm_init = register_op("c_comm_init", inputs=["X"], outputs=[],
+c_comm_init = register_collective("c_comm_init", inputs=["X"], outputs=[],
                           attrs={"nranks": 0, "rank": 0, "device_id": -1, "ring_id": 0,
                                  "endpoints": ""},
-                          differentiable=False, side_effects=True)
+                          differentiable=False)
 
 
 @c_comm_init.def_kernel
@@ -152,9 +159,9 @@ def coalesce_tensor_kernel(inputs, *, dtype, copy_data, set_constant, constant):
 
 
 # -- pyfluid's own: what the Executor runs in place of a bucket's all-reduce ----------------
-c_allreduce_start = register_op("c_allreduce_start", inputs=["X*"], outputs=["Out"],
+c_allreduce_start = register_collective("c_allreduce_start", inputs=["X*"], outputs=["Out"],
                                 attrs={"ring_id": 0, "reduce_type": "sum"},
-                                differentiable=False, side_effects=True)
+                                differentiable=False)
 
 
 @c_allreduce_start.def_kernel
@@ -163,8 +170,8 @@ def c_allreduce_start_kernel(xs, *, ring_id, reduce_type):
     return start_bucket(communicator(ring_id), xs, reduce_type)
 
 
-c_allreduce_wait = register_op("c_allreduce_wait", inputs=["X"], outputs=["Out*"],
-                               differentiable=False, side_effects=True)
+c_allreduce_wait = register_collective("c_allreduce_wait", inputs=["X"], outputs=["Out*"],
+                               differentiable=False)
 
 
 @c_allreduce_wait.def_kernel

@@ -106,8 +106,7 @@ class OpDef:
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
                  views_input: bool = False, foldable: bool = False,
-                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
-                 side_effects: bool = False):
+                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
@@ -129,8 +128,7 @@ class OpDef:
         self.views_input = views_input              # outputs may be views of the first input
         self.foldable = foldable                    # without inputs, the same value every run
         self.fresh_outputs = fresh_outputs          # kernels always return new, unshared arrays
-        # acts beyond its outputs (collectives: every rank must run it): passes keep it
-        self.side_effects = side_effects
+        self.side_effects = False       # acts beyond its outputs (collectives): passes keep it
         self.shape_only: frozenset = frozenset()    # input slots read only for shape/dtype
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites

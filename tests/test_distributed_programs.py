@@ -16,6 +16,7 @@ import pyfluid as paddle
 from pyfluid.distributed import fleet
 from pyfluid.executor.collectives import lower_collectives
 from pyfluid.framework import unique_name
+from pyfluid.framework.passes import apply_passes
 from pyfluid.framework.serialize import program_to_bytes
 from pyfluid.ops import comm
 
@@ -274,3 +275,11 @@ def test_saved_distributed_programs_load_in_paddle(twin_world, tmp_path):
     assert f"startup.pdmodel {' '.join(PADDLE_STARTUP)}" in lines
     assert "c_allreduce_sum 0 ['FusedOutput_fc_1.b_0@GRAD_0']" in lines
     assert "c_comm_init 0 ['comm_id_0']" in lines
+
+
+def test_graph_passes_never_drop_a_collective(twin_world):
+    _, startup, _ = build(True)
+    optimized = apply_passes(startup, None, (), ())
+    kept = op_types(optimized)
+    for op_type in ("c_gen_nccl_id", "c_comm_init", "c_allreduce_sum", "c_broadcast"):
+        assert op_type in kept
