@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +33,21 @@ def launch(args: list, cwd: Path, nproc: int = 2, timeout: float = 240, **env: s
     """``python -m pyfluid.distributed.launch --nproc_per_node nproc *args`` in ``cwd``."""
     command = [sys.executable, "-m", "pyfluid.distributed.launch", "--nproc_per_node",
                str(nproc), *map(str, args)]
-    return subprocess.run(command, cwd=cwd, env=environment(**env), capture_output=True,
-                          text=True, timeout=timeout)
+    return run(command, cwd, environment(**env), timeout)
+
+
+def run(command: list, cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """Run ``command`` in its own process group; on timeout, kill the whole group (mpiexec and
+    every rank), not only the first process."""
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def mpiexec(args: list, cwd: Path, nproc: int = 2, timeout: float = 240, **env: str):
@@ -41,8 +55,7 @@ def mpiexec(args: list, cwd: Path, nproc: int = 2, timeout: float = 240, **env: 
     extra = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", **env}
     command = [str(_MPIEXEC), "--oversubscribe", "-n", str(nproc), sys.executable,
                *map(str, args)]
-    return subprocess.run(command, cwd=cwd, env=environment(**extra), capture_output=True,
-                          text=True, timeout=timeout)
+    return run(command, cwd, environment(**extra), timeout)
 
 
 def run_reference(args: list) -> dict:

@@ -3,6 +3,8 @@ same global batches (static mode through fleet, eager mode through DataParallel)
 restarted from a rank-0 checkpoint continues exactly; the launcher's logs are Paddle's."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,19 @@ def test_eager_data_parallel_under_plain_mpiexec_matches_one_process(tmp_path):
     assert_same(load(tmp_path / "out" / "params.0.npz"), expected)
     assert_same(load(tmp_path / "out" / "params.1.npz"), load(tmp_path / "out" / "params.0.npz"),
                 atol=0)
+
+
+def test_mnist_example_trains_on_two_ranks_with_the_launcher(tmp_path):
+    from test_examples import EXAMPLE, small_dataset
+    data = tmp_path / "data"
+    data.mkdir()
+    small_dataset(str(data), use_cache=False, train_count=2000, test_count=300)
+    result = launch([EXAMPLE, "--distributed", "--epochs", "3", "--hidden", "64",
+                     "--batch-size", "32", "--optimizer", "sgd", "--data-dir", data,
+                     "--out", "out"], cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["test_accuracy"] > 0.8 and summary["reloaded_accuracy"] == summary[
+        "test_accuracy"], summary
+    assert "test accuracy" in result.stdout                        # rank 0, in the foreground
+    assert "epoch 3: test loss" in (tmp_path / "log" / "workerlog.1").read_text()
