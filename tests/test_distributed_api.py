@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
-from distributed_fixtures import TESTS, mpiexec, needs_mpi
+from distributed_fixtures import TESTS, launch, mpiexec, needs_mpi
 
 
 @needs_mpi
@@ -14,6 +14,17 @@ def test_eager_collectives_on_two_ranks(tmp_path):
     result = mpiexec([TESTS / "distributed_api_worker.py"], cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "rank 0: api ok" in result.stdout and "rank 1: api ok" in result.stdout
+
+
+@needs_mpi
+@pytest.mark.parametrize("machines", [["--hostfile", "hosts"], ["--ips", "127.0.0.1"]])
+def test_launcher_places_ranks_from_a_hostfile_or_ips(tmp_path, machines):
+    """The several-machine options, on this machine (localhost)."""
+    (tmp_path / "hosts").write_text("localhost slots=2\n")
+    result = launch([*machines, TESTS / "distributed_api_worker.py"], cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "rank 0: api ok" in result.stdout
+    assert "rank 1: api ok" in (tmp_path / "log" / "workerlog.1").read_text()
 
 
 @pytest.mark.parametrize("rank, expected", [(0, [[0, 1], [4, 5], [8]]),
