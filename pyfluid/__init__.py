@@ -14,7 +14,7 @@ from . import framework, ops  # noqa: E402,F401  (registers every op)
 from .engine import Tensor, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from .executor import CPUPlace, LoDTensor  # noqa: E402
 from .framework import Program, disable_static, enable_static, in_dynamic_mode  # noqa: E402
-from .ops.tensor import seed as _seed_ops  # noqa: E402
+from .ops.random import seed as _seed_ops  # noqa: E402
 from .ops.types import VarType  # noqa: E402
 from . import tensor  # noqa: E402
 from .tensor import *  # noqa: E402,F401,F403  (the functional API: paddle.add, paddle.reshape...)
