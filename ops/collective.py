@@ -25,7 +25,8 @@ _COMM_ATTRS = {"ring_id": 0, "use_calc_stream": False}
 
 
 def register_collective(op_type: str, **declaration):
-    """An op every rank must run: graph passes never drop or move it."""
+    """An op every rank must run: ``side_effects`` tells graph passes never to drop it
+    (framework/passes/graph.py)."""
     opdef = register_op(op_type, **declaration)
     opdef.side_effects = True
     return opdef

@@ -128,7 +128,6 @@ class OpDef:
         self.views_input = views_input              # outputs may be views of the first input
         self.foldable = foldable                    # without inputs, the same value every run
         self.fresh_outputs = fresh_outputs          # kernels always return new, unshared arrays
-        self.side_effects = False       # acts beyond its outputs (collectives): passes keep it
         self.shape_only: frozenset = frozenset()    # input slots read only for shape/dtype
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites

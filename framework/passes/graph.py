@@ -65,7 +65,8 @@ def has_side_effects(program: Program, op: Operator) -> bool:
     advance the shared random generator, and ops declared ``side_effects`` (collectives)."""
     outputs = writes(op)
     return (op.type == "py_func" or not outputs or op.opdef is None
-            or not op.opdef.has_kernel or op.opdef.side_effects or bool(sub_blocks(program, op))
+            or not op.opdef.has_kernel or getattr(op.opdef, "side_effects", False)
+            or bool(sub_blocks(program, op))
             or any(is_persistable(op, n) for n in outputs) or uses_shared_rng(op))
 
 

@@ -79,8 +79,8 @@ class Fleet:
     def barrier_worker(self) -> None:
         self._world().barrier()
 
-    def distributed_optimizer(self, optimizer: Any,
-                              strategy: DistributedStrategy | None = None) -> "DistributedOptimizer":
+    def distributed_optimizer(self, optimizer: Any, strategy: DistributedStrategy | None = None
+                              ) -> "DistributedOptimizer":
         strategy = strategy or self._strategy or DistributedStrategy()
         strategy.check_supported()
         return DistributedOptimizer(self, optimizer, strategy)
