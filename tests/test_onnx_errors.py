@@ -12,13 +12,11 @@ from onnx_check import one_op
 
 import pyfluid as paddle
 from pyfluid.onnx import OnnxExportError, program_to_onnx, supported_op_types
-from pyfluid.onnx.registry import CONVERTERS
+from pyfluid.onnx.registry import CONVERTERS, REFUSED
 from pyfluid.ops import registered_ops
 
 # ops that never appear in inference programs: training updates and the executor's own
 NOT_EXPORTED = {"adam", "adamw", "momentum", "sgd", "feed", "fetch"}
-# registered ops that have no ONNX equivalent: converting them raises a clear error
-REFUSED = {"py_func", "truncated_gaussian_random"}
 
 
 def _py_func_program():
@@ -45,6 +43,13 @@ def test_export_onnx_file_is_not_written_on_error(tmp_path):
     with pytest.raises(OnnxExportError):
         paddle.static.export_onnx(main, [x], [y], str(tmp_path / "model"))
     assert not list(tmp_path.iterdir())
+
+
+def test_collective_ops_are_refused():
+    program, feed, outputs = one_op("c_allreduce_sum", {"X": np.ones((2, 3), np.float32)})
+    with pytest.raises(OnnxExportError, match=r"op 'c_allreduce_sum' .* has no ONNX "
+                                              r"equivalent: it communicates"):
+        program_to_onnx(program, list(feed), outputs)
 
 
 def test_op_without_converter_is_named(monkeypatch):
@@ -110,5 +115,6 @@ def test_every_forward_op_has_a_converter():
     missing = sorted(forward - NOT_EXPORTED - set(CONVERTERS))
     assert not missing, f"ops without an ONNX converter (add one in pyfluid/onnx/convert_*.py" \
                         f" or register them with unsupported()): {missing}"
-    assert REFUSED.isdisjoint(supported_op_types())
-    assert set(supported_op_types()) >= forward - NOT_EXPORTED - REFUSED
+    assert {"py_func", "truncated_gaussian_random", "c_allreduce_sum"} <= set(REFUSED)
+    assert set(REFUSED).isdisjoint(supported_op_types())
+    assert set(supported_op_types()) >= forward - NOT_EXPORTED - set(REFUSED)

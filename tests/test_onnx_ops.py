@@ -89,6 +89,9 @@ CASES = [
     case("increment", {"X": np.array([3.0], np.float32)}, step=2.0, dynamic=False),
     case("isfinite_v2", {"X": np.array([[1.0, np.inf, -np.inf, np.nan]], np.float32)}),
     case("isfinite_v2", {"X": i64(2, 3)}, "isfinite_int"),
+    case("depend", {"X": X34, "Dep": [Y34]}),
+    case("c_sync_calc_stream", {"X": X34}),
+    case("c_sync_comm_stream", {"X": [X34, Y34]}, counts={"Out": 2}),
     # -- activations ------------------------------------------------------------------------
     *[case(op, {"X": f32(3, 5)}) for op in (
         "relu", "tanh", "sigmoid", "silu", "relu6", "elu", "hard_sigmoid", "hard_swish")],
