@@ -52,8 +52,8 @@ def append_backward(loss: Variable, parameter_list: Sequence | None = None,
             writer = _producer(block, grad.name)
             if writer is None:
                 raise ValueError("Unexpected branch")
-            writer.attrs["op_role_var"] = [param.name, grad.name] + list(
-                writer.attrs.get("op_role_var") or [])
+            writer._set_attr("op_role_var", [param.name, grad.name] + list(
+                writer.attrs.get("op_role_var") or []))
     return pairs
 
 
@@ -189,7 +189,7 @@ class _Transaction:
 
     def set_role(self, op, role: int) -> None:
         self.roles.append((op, op.attrs.get("op_role", 0)))
-        op.attrs["op_role"] = role
+        op._set_attr("op_role", role)
 
     def __enter__(self) -> "_Transaction":
         program = self.block.program
@@ -207,7 +207,7 @@ class _Transaction:
         del block.ops[self.n_ops:]
         block.vars = {k: v for k, v in block.vars.items() if k in self.var_names}
         for op, role in self.roles:
-            op.attrs["op_role"] = role
+            op._set_attr("op_role", role)
         block.program._appending_grad_times = self.grad_times
         unique_name._generator.ids.clear()
         unique_name._generator.ids.update(self.name_state)
