@@ -26,7 +26,7 @@ import numpy as np
 
 from ..framework.errors import ExecutionError, FetchError
 from ..ops.registry import EMPTY_VAR, get_op
-from .buffer_reuse import reusable_temporaries
+from .buffer_reuse import inplace_ops
 
 _plan_ids = itertools.count()
 
@@ -67,50 +67,19 @@ class Plan:
         var = self.block._find_var_recursive(name)
         return var is not None and var.persistable
 
-    def _inplace_ops(self) -> set[int]:
-        """Indices of ops that may run their in-place kernel: every overwritten variable is
-        named on both sides of the op, lives in the scope (persistable, not fed), and no value
-        that may share its buffer (a view of it, a py_func result) is read later or fetched."""
-        roots: dict[str, set[str]] = {}
-        last_read: dict[str, int] = {}
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            for name in op.input_arg_names:
-                last_read[name] = index
-            if opdef.views_input or opdef.op_kernel is not None:
-                sources = set()
-                for name in op.input_arg_names:
-                    sources |= roots.get(name, {name})
-                for name in op.output_arg_names:
-                    if not self._is_persistable(name):     # persistables get a copy
-                        roots[name] = roots.get(name, set()) | sources
-        fetched = set(self.fetch_names)
-        chosen = set()
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            if opdef.inplace_kernel is None:
-                continue
-            safe = True
-            for out_slot, in_slot in opdef.inplace.items():
-                names = op.inputs.get(in_slot, [])
-                if len(names) != 1 or op.outputs.get(out_slot, []) != names:
-                    safe = False
-                    break
-                name = names[0]
-                aliases = [v for v, r in roots.items() if name in r]
-                if (name in self.feed_names or not self._is_persistable(name)
-                        or any(v in fetched or last_read.get(v, -1) > index for v in aliases)):
-                    safe = False
-                    break
-            if safe:
-                chosen.add(index)
-        if self.reuse_buffers and len(self.program.blocks) == 1:   # sub-blocks: reads unseen
-            chosen |= reusable_temporaries(self.ops, self.feed_names, self.fetch_names,
-                                           self._is_persistable, self._known_small)
-        return chosen
+    def _folds(self, op, opdef) -> bool:
+        """A constant op (fill_constant without tensor inputs, writing a temporary): computed
+        once, at compile time."""
+        return (opdef.foldable and not op.input_arg_names and len(op.output_arg_names) == 1
+                and not self._is_persistable(op.output_arg_names[0]))
 
     def _build(self) -> None:
-        self._inplace = self._inplace_ops()
+        constants = [op.output_arg_names[0] for op in self.ops
+                     if self._folds(op, op.opdef or get_op(op.type))]
+        reuse = self.reuse_buffers and len(self.program.blocks) == 1   # sub-blocks: reads unseen
+        self._inplace, self.sharing = inplace_ops(
+            self.ops, self.feed_names, self.fetch_names, self._is_persistable, reuse,
+            self._known_small, constants)
         available = set(self.feed_names)
         for name in self.feed_names:
             self._local(name)
@@ -134,12 +103,10 @@ class Plan:
         shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
                   | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
-        # a fetch written by a kernel that may return one of its inputs as is (an identity
-        # gradient) may be a feed, a scope value or a folded constant: checked at run time
-        writers = {n: op for op in self.ops for n in op.output_arg_names}
+        # a fetch that may share the buffer of a feed, a scope value or a folded constant (an
+        # identity gradient's result) is checked at run time, and copied if it does
         self.fetch_may_alias = [
-            not is_shared and name in writers
-            and not (writers[name].opdef or get_op(writers[name].type)).fresh_outputs
+            not is_shared and bool(self.sharing.roots_of(name) & shared)
             for name, is_shared in zip(self.fetch_names, self.fetch_is_shared)]
         keep = set(self.fetch_names) | set(self.write_back)
         last_read = {}
@@ -194,20 +161,18 @@ class Plan:
                 targets.append(refs[0] if refs else "_")
         lhs = ", ".join(targets) if targets else "_"
         call = f"{lhs} = k{index}({', '.join(args)})"
-        if opdef.views_input or opdef.op_kernel is not None:
-            # a persistable must own its buffer: a view of a parameter kept in the scope would
-            # change with the parameter's in-place updates (this run's or a later one's)
-            for name in written:
-                if self._is_persistable(name):
-                    self.namespace["_own"] = _own
-                    call += f"; {self._local(name)} = _own({self._local(name)})"
+        # a persistable must own its buffer: a view of a parameter kept in the scope would
+        # change with the parameter's in-place updates (this run's or a later one's)
+        for name in written:
+            if (index, name) in self.sharing.copied:
+                self.namespace["_own"] = _own
+                call += f"; {self._local(name)} = _own({self._local(name)})"
         return call, read_names, written
 
     def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
         """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
         once, at compile time; the run then only binds the value."""
-        if (not opdef.foldable or op.input_arg_names or len(op.output_arg_names) != 1
-                or self._is_persistable(op.output_arg_names[0])):
+        if not self._folds(op, opdef):
             return None
         name = f"folded{index}"
         self.namespace[name] = value = kernel(

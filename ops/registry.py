@@ -61,6 +61,44 @@ class Slot(NamedTuple):
     extra: bool = False         # Paddle's AsExtra(): dropped from saved inference programs
 
 
+# What an op's outputs may share a buffer with (``OpDef.aliasing``).
+FRESH, VIEWS, ANY = "fresh", "views", "any"
+
+
+class Aliasing(NamedTuple):
+    """What the outputs of an op's (pure) kernel may share a buffer with, derived from its
+    declaration. The Executor's one alias model (executor/aliasing.py) reads only this, and
+    tests/test_op_aliasing.py runs every registered kernel to check it.
+
+    ``kind``:
+
+    * ``FRESH`` (the default): kernels are pure and return arrays that share no buffer with
+      the op's inputs.
+    * ``VIEWS``: outputs may be views of the first input (``views_input=True``).
+    * ``ANY``: outputs may be anything, an input itself included: py_func (user code,
+      ``def_op_kernel``), ops declared ``may_alias=True``, and grad ops derived by ``def_grad``,
+      whose identity gradients return the incoming gradient ``<Out>@GRAD`` (or a view of it).
+
+    ``sources``: the input slots the outputs may share a buffer with (empty for ``FRESH``;
+    the first input for ``VIEWS``; the ``@GRAD`` slots for a derived grad op, every slot but
+    the ``shape_only`` ones otherwise). ``inplace`` (``def_inplace_kernel(ParamOut="Param")``):
+    output slot -> the input slot whose buffer the in-place kernel writes; the pure kernel's
+    result for such a slot shares a buffer with that input at most. ``owned``
+    (``fresh_outputs=True``): every output is a newly allocated, writable array of its own,
+    so a later in-place kernel may overwrite it (buffer reuse)."""
+    kind: str
+    sources: tuple = ()
+    inplace: dict = {}
+    owned: bool = False
+
+    def output_sources(self, out_slot: str) -> tuple:
+        """The input slots that output slot ``out_slot`` may share a buffer with."""
+        if self.kind == FRESH:
+            return ()
+        paired = self.inplace.get(out_slot)
+        return (paired,) if paired is not None else self.sources
+
+
 class AttrSpec(NamedTuple):
     type: AttrType
     default: Any
@@ -106,7 +144,8 @@ class OpDef:
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
                  views_input: bool = False, foldable: bool = False,
-                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False):
+                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
+                 may_alias: bool = False):
         self.type = type
         self.inputs = tuple(_parse_slot(s) for s in inputs)
         self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
@@ -128,10 +167,12 @@ class OpDef:
         self.views_input = views_input              # outputs may be views of the first input
         self.foldable = foldable                    # without inputs, the same value every run
         self.fresh_outputs = fresh_outputs          # kernels always return new, unshared arrays
+        self.may_alias = may_alias                  # outputs may be anything, inputs included
         self.shape_only: frozenset = frozenset()    # input slots read only for shape/dtype
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites
         self.forward: OpDef | None = None           # set on derived <type>_grad ops
+        self.derived_grad = False                   # made by def_grad (see aliasing)
         self._attr_types: tuple | None = None
 
     def __repr__(self) -> str:
@@ -197,6 +238,19 @@ class OpDef:
     @property
     def grad_op_type(self) -> str:
         return self.type + "_grad"
+
+    @property
+    def aliasing(self) -> Aliasing:
+        """What this op's outputs may share a buffer with (see :class:`Aliasing`)."""
+        if self.op_kernel is not None or self.may_alias:
+            sources = tuple(s.name for s in self.inputs if s.name not in self.shape_only)
+            return Aliasing(ANY, sources, self.inplace)
+        if self.views_input:
+            return Aliasing(VIEWS, (self.inputs[0].name,), self.inplace)
+        if self.derived_grad:
+            sources = tuple(s.name for s in self.inputs if s.name.endswith(GRAD_SUFFIX))
+            return Aliasing(ANY, sources, self.inplace)
+        return Aliasing(FRESH, (), self.inplace, self.fresh_outputs)
 
     def attr_spec(self, name: str) -> AttrSpec | None:
         return self.attrs.get(name) or self.extra_attrs.get(name) or COMMON_ATTRS.get(name)
@@ -296,6 +350,7 @@ def _derive_grad_op(fwd: OpDef, fn: Callable, exact: bool = False) -> OpDef:
     grad_def.outputs = tuple(Slot(s.name + GRAD_SUFFIX, s.duplicable, True) for s in diff_slots)
     grad_def.attrs = dict(fwd.attrs)
     grad_def.forward = fwd
+    grad_def.derived_grad = True
     grad_def.kernel = fn if exact else _grad_kernel(fwd, fn, in_slots, diff_slots)
     grad_def.kernel_attrs = tuple(attr_names)
     grad_def.takes_wanted = "wanted" in inspect.signature(fn).parameters
