@@ -102,9 +102,10 @@ class Executor:
                               "correctly or you can pass the Program or the CompiledProgram "
                               "manually.", stacklevel=3)
             optimized = apply_passes(program, strategy, feed_names, fetch)   # graph passes
-            reuse = (strategy or DEFAULT_STRATEGY).reusing_buffers()
+            strategy = strategy or DEFAULT_STRATEGY
             plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
-                                           reuse_buffers=reuse)
+                                           reuse_buffers=strategy.reusing_buffers(),
+                                           checks=strategy.checking())
             while len(self._plans) > _PLAN_CACHE_SIZE:
                 self._plans.popitem(last=False)
         return plan

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.errors import ExecutionError, FetchError
+from ..framework.errors import ExecutionError, FetchError, ShapeError
 from ..ops.registry import EMPTY_VAR, get_op
+from ..ops.types import VarType, to_numpy_dtype
 from .buffer_reuse import inplace_ops
 
 _plan_ids = itertools.count()
@@ -33,9 +34,10 @@ _plan_ids = itertools.count()
 
 class Plan:
     def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
-                 reuse_buffers: bool = False):
+                 reuse_buffers: bool = False, checks: bool = False):
         self.program = program
         self.reuse_buffers = reuse_buffers     # in-place kernels on temporaries (buffer_reuse.py)
+        self.checks = checks                   # check every output's shape and dtype (debug)
         self.origin = origin or program       # the program as the user wrote it (for errors)
         self.block = block = program.global_block()
         self.feed_names = feed_names
@@ -167,6 +169,15 @@ class Plan:
             if (index, name) in self.sharing.copied:
                 self.namespace["_own"] = _own
                 call += f"; {self._local(name)} = _own({self._local(name)})"
+        if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
+            # (py_func's results are the function's, as in Paddle: declared shapes are hints)
+            checked = [(n, self.block._find_var_recursive(n)) for n in written]
+            checked = [(n, var) for n, var in checked
+                       if var is not None and var.type == VarType.LOD_TENSOR
+                       and var.has_tensor_desc]
+            if checked:
+                self.namespace[f"chk{index}"] = _output_check(index, op, checked)
+                call += f"; chk{index}({', '.join(self._local(n) for n, _ in checked)})"
         return call, read_names, written
 
     def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
@@ -302,6 +313,32 @@ class Plan:
                "no op of the program computes it and it was not fed")
         return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
                           f"{why}.")
+
+
+def _output_check(index: int, op, checked: list):
+    """A function checking op ``index``'s output values against the shapes (``-1``: any
+    size) and dtypes their variables declare; raises ShapeError naming what differs."""
+    expected = [(name, var._shape, None if var._dtype is None else to_numpy_dtype(var._dtype))
+                for name, var in checked]
+
+    def check(*values):
+        for (name, shape, dtype), value in zip(expected, values):
+            if value is None:
+                continue
+            got_dtype = getattr(value, "dtype", None)
+            got_shape = getattr(value, "shape", None)
+            if got_dtype is None or got_shape is None:
+                raise ShapeError(f"op #{index} '{op.type}' wrote {name!r} as a "
+                                 f"{type(value).__name__}, not an array")
+            if (shape is not None and (len(shape) != len(got_shape) or any(
+                    d != -1 and d != g for d, g in zip(shape, got_shape)))) or (
+                    dtype is not None and got_dtype != dtype):
+                raise ShapeError(
+                    f"op #{index} '{op.type}' wrote {name!r} with shape {list(got_shape)} "
+                    f"dtype {got_dtype}, but the variable declares shape "
+                    f"{'?' if shape is None else list(shape)} dtype "
+                    f"{'?' if dtype is None else dtype} (-1: any size)")
+    return check
 
 
 def _own(value):

@@ -39,7 +39,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from .types import AttrType, attr_type_of
+from .types import AttrType, attr_type_of, coerce_attr
 
 GRAD_SUFFIX = "@GRAD"
 EMPTY_VAR = "@EMPTY@"
@@ -131,9 +131,12 @@ def _mark_extra(op_type: str, slots: tuple, extra: Sequence[str]) -> tuple:
 
 
 def _parse_attr(name: str, spec: Any) -> AttrSpec:
+    """The declared type and default; the default in the form ops store (FLOAT: float32)."""
     if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], AttrType):
-        return AttrSpec(*spec)
-    return AttrSpec(attr_type_of(spec), spec)
+        attr_type, default = spec
+    else:
+        attr_type, default = attr_type_of(spec), spec
+    return AttrSpec(attr_type, coerce_attr(default, attr_type) if default is not None else None)
 
 
 class OpDef:
