@@ -1,25 +1,34 @@
 """A block compiled once into one straight-line Python function.
 
-For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y`` the generated code is::
+For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y``, ``plan.source`` is::
 
     def run(H, W, F):
-        v0 = F[0]                 # feeds
-        v1 = H[0]._array          # values read from the scope (parameters, ...)
-        v2 = k0(v0, v1)           # op #0: matmul_v2, kernel bound at compile time
-        del v0, v1                # liveness: temporaries die after their last use
-        v3 = k1(v2)               # op #1: relu
-        del v2
-        return (v3,)              # fetches; W[i]._array = ... writes persistables back
+        x = F[0]  # feed
+        fc_0_w_0 = H[0]._array  # from the scope
+        fc_0_tmp_0 = k0(x, fc_0_w_0)  # #0 matmul_v2
+        del x, fc_0_w_0
+        relu_0_tmp_0 = k1(fc_0_tmp_0)  # #1 relu
+        del fc_0_tmp_0
+        return (relu_0_tmp_0,)
 
-Kernels and their attributes are resolved when the plan is built, so a run costs one
-Python call per op. When an op raises, the line number of the failing frame names the op.
+Each variable is a local named after it (``@``, ``.`` and other non-identifier characters
+become ``_``; a suffix keeps names unique and clear of the plan's own globals), each op one
+call ``k<index>(...)`` whose kernel and attributes (``c<index>_<j>``) are bound at compile
+time, temporaries are deleted after their last use, persistables are written back with
+``W[i]._array = ...`` (``# to the scope``). A run costs one Python call per op; when an op
+raises, the line number of the failing frame names the op. ``PYFLUID_SHOW_PLAN=1`` prints
+every plan's source when it is built.
 """
 from __future__ import annotations
 
 import difflib
 import itertools
+import keyword
 import linecache
 import math
+import os
+import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -30,9 +39,24 @@ from ..ops.types import VarType, to_numpy_dtype
 from .buffer_reuse import inplace_ops
 
 _plan_ids = itertools.count()
+# names of the generated function's globals and parameters: never used for a variable's local
+_RESERVED = re.compile(r"(k|chk|folded)\d+|c\d+_\d+|_own|_|H|W|F|run")
+
+
+def _identifier(name: str) -> str:
+    """``name`` as a Python identifier: ``fc_0.tmp_0`` -> ``fc_0_tmp_0``."""
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII) or "v"
+    if ident[0].isdigit():
+        ident = "v_" + ident
+    if keyword.iskeyword(ident) or _RESERVED.fullmatch(ident):
+        ident += "_"
+    return ident
 
 
 class Plan:
+    """One block compiled into one Python function (``fn``); ``source`` is its code, for
+    reading (see the module docstring). ``run(scope, feeds)`` runs it."""
+
     def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
                  reuse_buffers: bool = False, checks: bool = False):
         self.program = program
@@ -43,7 +67,8 @@ class Plan:
         self.feed_names = feed_names
         self.fetch_names = fetch_names
         self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
-        self._locals: dict[str, str] = {}
+        self._locals: dict[str, str] = {}     # variable name -> its local in the source
+        self._taken: set[str] = set()
         self.scope_inputs: list[str] = []      # read from the scope before the first op
         self.write_back: list[str] = []        # persistables written by the ops or fed
         self.namespace: dict[str, Any] = {}
@@ -54,9 +79,17 @@ class Plan:
 
     # -- compilation ------------------------------------------------------------------------
     def _local(self, name: str) -> str:
-        if name not in self._locals:
-            self._locals[name] = f"v{len(self._locals)}"
-        return self._locals[name]
+        """The local holding variable ``name``: its name as an identifier, made unique."""
+        local = self._locals.get(name)
+        if local is None:
+            local = base = _identifier(name)
+            n = 0
+            while local in self._taken:
+                n += 1
+                local = f"{base}_{n}"
+            self._locals[name] = local
+            self._taken.add(local)
+        return local
 
     def _known_small(self, name: str) -> bool:
         """A variable whose declared shape is fully known and small: an ``out=`` ufunc call
@@ -188,6 +221,10 @@ class Plan:
         name = f"folded{index}"
         self.namespace[name] = value = kernel(
             *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        out = op.output_arg_names[0]
+        var = self.block._find_var_recursive(out)
+        if self.checks and var is not None and var.has_tensor_desc:   # checked once, now
+            _output_check(index, op, [(out, var)])(value)
         self.constant_ids.add(id(value))
         self.folded.add(op.output_arg_names[0])
         return f"{self._local(op.output_arg_names[0])} = {name}"
@@ -202,27 +239,37 @@ class Plan:
     def _emit(self, body, dels) -> None:
         lines = ["def run(H, W, F):"]
         for i, name in enumerate(self.feed_names):
-            lines.append(f"    {self._local(name)} = F[{i}]")
+            lines.append(f"    {self._local(name)} = F[{i}]  # feed")
         for i, name in enumerate(self.scope_inputs):
-            lines.append(f"    {self._local(name)} = H[{i}]._array")
+            lines.append(f"    {self._local(name)} = H[{i}]._array  # from the scope")
         for index, call in body:
             self.line_ops[len(lines) + 1] = index
-            lines.append("    " + call)
+            op = self.ops[index]
+            note = " (folded)" if call.endswith(f"= folded{index}") else (
+                " (in place)" if index in self._inplace else "")
+            lines.append(f"    {call}  # #{index} {op.type}{note}")
             if index in dels:
                 lines.append("    del " + ", ".join(dels[index]))
         if self.fed_kept:
             self.namespace["_own"] = _own
         for i, name in enumerate(self.write_back):
             value = self._local(name)
-            lines.append(f"    W[{i}]._array = {f'_own({value})' if name in self.fed_kept else value}")
+            value = f"_own({value})" if name in self.fed_kept else value
+            lines.append(f"    W[{i}]._array = {value}  # to the scope")
         fetched = ", ".join(self._local(n) for n in self.fetch_names)
         lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
         source = "\n".join(lines) + "\n"
-        filename = f"<pyfluid plan {next(_plan_ids)}>"
+        self.filename = filename = f"<pyfluid plan {next(_plan_ids)}>"
+        # tracebacks show the generated lines while the plan lives; its entry goes with it
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        weakref.finalize(self, linecache.cache.pop, filename, None)
         exec(compile(source, filename, "exec"), self.namespace)
         self.source = source
         self.fn = self.namespace["run"]
+        if os.environ.get("PYFLUID_SHOW_PLAN", "") == "1":
+            print(f"--- {filename}: block {self.block.idx} of {self.origin!r}, feeds "
+                  f"{list(self.feed_names)}, fetches {list(self.fetch_names)} ---\n{source}",
+                  flush=True)
 
     # -- running ----------------------------------------------------------------------------
     def holders(self, scope) -> tuple[list, list]:
