@@ -1,7 +1,7 @@
 """A plain reference interpreter: a block's ops run one after another over a dict of values,
 each with its registered pure kernel. No passes, no constant folding, no in-place kernels,
 no buffer reuse, no generated code: the oracle the compiled plan (executor/plan.py) is
-tested against (tests/test_interpreter_differential.py)."""
+tested against (tests/test_interpreter_differential.py, tests/test_passes_differential.py)."""
 from __future__ import annotations
 
 from ..ops.registry import EMPTY_VAR, get_op
