@@ -280,7 +280,8 @@ def test_declared_aliasing_of_a_few_ops():
 
 def test_the_check_catches_an_undeclared_alias_and_a_shared_fresh_output(monkeypatch):
     op, env = build(Sample("reshape2", {"X": f32(2, 3)}, {"shape": [3, 2]}))
-    monkeypatch.setattr(op.opdef, "views_input", False)
+    monkeypatch.setattr(op.opdef, "aliasing", op.opdef.aliasing._replace(kind="fresh",
+                                                                         sources=()))
     assert check_aliasing(op, dict(env)) == [
         "reshape2: output Out shares memory with input X (declared sources: [])"]
     op, env = build(Sample("relu", {"X": f32(2, 3)}))
