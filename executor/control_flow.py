@@ -27,7 +27,7 @@ from ..ops.tensor_array import sum_arrays
 from ..ops.types import VarType
 from .frames import declared_locals
 
-__all__ = ["BLOCK_OPS", "EMITTERS", "MAX_WHILE_STEPS", "StepRecord", "step_record"]
+__all__ = ["BLOCK_OPS", "BlockIndex", "EMITTERS", "MAX_WHILE_STEPS", "StepRecord", "step_record"]
 
 # A loop that has run this many steps is taken for a runaway (a condition that stays true):
 # an error, not a hang. PYFLUID_MAX_WHILE_STEPS raises the limit.
@@ -170,6 +170,50 @@ def step_record(op, grad_ops: list) -> StepRecord | None:
     return StepRecord(body.idx, snapshots, values)
 
 
+class BlockIndex:
+    """What a plan looks up about a program's blocks while it compiles them."""
+
+    def __init__(self, program):
+        self.program = program
+        self._compiled: set[int] = set()
+        self._scope_writers: dict | None = None
+        self._records: dict[int, StepRecord | None] = {}
+
+    def all_ops(self):
+        return (op for b in self.program.blocks for op in b.ops)
+
+    def sub_block(self, op):
+        """The block ``op`` runs; each block compiles once, which also rules out cycles."""
+        blocks = sub_blocks(op)
+        if not blocks or blocks[0].idx in self._compiled or blocks[0] is op.block:
+            why = ("is not a block of this program" if not blocks else
+                   "is the op's own block" if blocks[0] is op.block else
+                   "is already run by another op (a cycle or a shared block)")
+            raise ExecutionError(f"op '{op.type}' of block {op.block.idx}: sub_block "
+                                 f"{op.attrs.get('sub_block')!r} {why}; the program is "
+                                 "malformed (program.verify() lists its problems).")
+        self._compiled.add(blocks[0].idx)
+        return blocks[0]
+
+    def forward_op(self, scope_names: list[str]):
+        """The conditional_block / while op whose Scope / StepScopes output is named here."""
+        if self._scope_writers is None:
+            self._scope_writers = {n: op for op in self.all_ops()
+                                   if op.type in ("while", "conditional_block")
+                                   for n in op.output("Scope") + op.output("StepScopes")}
+        return next((self._scope_writers[n] for n in scope_names if n in self._scope_writers),
+                    None)
+
+    def step_record(self, op) -> StepRecord | None:
+        """What a forward while records per step for the while_grad ops replaying it."""
+        if id(op) not in self._records:
+            steps = set(op.output("StepScopes"))
+            grads = [g for g in self.all_ops() if g.type == "while_grad"
+                     and steps & set(g.input("StepScopes"))]
+            self._records[id(op)] = step_record(op, grads)
+        return self._records[id(op)]
+
+
 # -- emitters: op -> lines of the generated function -----------------------------------------------
 def _need_run(op, frame) -> str:
     if op.attrs.get("is_scalar_condition"):
@@ -187,7 +231,7 @@ def _body(lines: list[str], pad: str) -> list[str]:
 
 
 def emit_conditional_block(plan, op, frame, pad: str) -> list[str]:
-    block = plan.sub_block(op)
+    block = plan.flow.sub_block(op)
     inner = frame.child(block.idx, declared_locals(block), blocks=[block])
     test = _need_run(op, frame)
     body = plan.emit_ops(block.ops, inner, pad + "    ")
@@ -195,8 +239,8 @@ def emit_conditional_block(plan, op, frame, pad: str) -> list[str]:
 
 
 def emit_conditional_block_grad(plan, op, frame, pad: str) -> list[str]:
-    grad_block = plan.sub_block(op)
-    forward = plan.forward_op(op.input("Scope"))
+    grad_block = plan.flow.sub_block(op)
+    forward = plan.flow.forward_op(op.input("Scope"))
     fwd_block = forward_block(forward)
     fwd_names = declared_locals(fwd_block) if fwd_block is not None else set()
     grad_names = declared_locals(grad_block)
@@ -229,14 +273,14 @@ def emit_conditional_block_grad(plan, op, frame, pad: str) -> list[str]:
 
 
 def emit_while(plan, op, frame, pad: str) -> list[str]:
-    body = plan.sub_block(op)
+    body = plan.flow.sub_block(op)
     inner = frame.child(body.idx, declared_locals(body), blocks=[body])
     condition = op.input("Condition")
     if len(condition) != 1:
         raise ExecutionError(f"while needs one Condition variable, got {condition}:\n  "
                              f"{str(op).strip()}")
     cond = frame.read(condition[0])
-    record = plan.step_record(op)
+    record = plan.flow.step_record(op)
     step, loop = pad + "    ", pad + "        "
     lines = [f"{pad}_check_while_condition({cond})"]
     steps = None
@@ -262,9 +306,9 @@ def emit_while_grad(plan, op, frame, pad: str) -> list[str]:
         plan.namespace["_while_is_test"] = ValueError(
             "(InvalidArgument) WhileGradOp is only callable when is_test is false.")
         return [f"{pad}raise _while_is_test"]
-    grad_block = plan.sub_block(op)
-    forward = plan.forward_op(op.input("StepScopes"))
-    record = plan.step_record(forward) if forward is not None else None
+    grad_block = plan.flow.sub_block(op)
+    forward = plan.flow.forward_op(op.input("StepScopes"))
+    record = plan.flow.step_record(forward) if forward is not None else None
     if record is None:
         raise ExecutionError("while_grad finds no forward while recording its steps "
                              f"(StepScopes {op.input('StepScopes')}):\n  {str(op).strip()}")

@@ -1,82 +1,120 @@
 """A program compiled once into one Python function.
 
-For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y`` the generated code is::
+For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y``, ``plan.source`` is::
 
     def run(H, W, F):
-        v0 = F[0]                 # feeds
-        v1 = H[0]._array          # values read from the scope (parameters, ...)
-        v2 = k0(v0, v1)           # op #0: matmul_v2, kernel bound at compile time
-        del v0, v1                # liveness: temporaries die after their last use
-        v3 = k1(v2)               # op #1: relu
-        del v2
-        return (v3,)              # fetches; W[i]._array = ... writes persistables back
+        x = F[0]  # feed
+        fc_0_w_0 = H[0]._array  # from the scope
+        fc_0_tmp_0 = k0(x, fc_0_w_0)  # #0 matmul_v2
+        del x, fc_0_w_0
+        relu_0_tmp_0 = k1(fc_0_tmp_0)  # #1 relu
+        del fc_0_tmp_0
+        return (relu_0_tmp_0,)
 
-Kernels and their attributes are resolved when the plan is built, so a run costs one
-Python call per op. Control flow compiles into the same function: a ``conditional_block`` is
-an ``if`` and a ``while`` a loop around its sub-block's code (executor/control_flow.py), each
-sub-block's own variables in locals of their own (executor/frames.py: Paddle's child scopes).
-When an op raises, the line number of the failing frame names the op.
+Each variable is a local named after it (``@``, ``.`` and other non-identifier characters
+become ``_``; a suffix keeps names unique and clear of the plan's own globals), each op one
+call ``k<index>(...)`` whose kernel and attributes (``c<index>_<j>``) are bound at compile
+time, temporaries are deleted after their last use, persistables are written back with
+``W[i]._array = ...`` (``# to the scope``). A run costs one Python call per op; when an op
+raises, the line number of the failing frame names the op. ``PYFLUID_SHOW_PLAN=1`` prints
+every plan's source when it is built.
+
+Control flow compiles into the same function: a ``conditional_block`` is an ``if`` and a
+``while`` a loop around its sub-block's code (executor/control_flow.py); a sub-block's own
+variables are locals of their own, ``<name>_b<block>`` (executor/frames.py: Paddle's child
+scopes), and its op lines read ``# b<block>#<index> <type>``.
 """
 from __future__ import annotations
 
 import itertools
+import keyword
 import linecache
 import math
+import os
+import re
+import weakref
 from typing import Any
 
 import numpy as np
 
 from ..framework.errors import ExecutionError
-from ..ops.registry import EMPTY_VAR, get_op
+from ..ops.registry import EMPTY_VAR, FRESH, get_op
 from ..ops.types import VarType
 from . import plan_errors
-from .buffer_reuse import reusable_temporaries
-from .control_flow import EMITTERS, RUNTIME, step_record, sub_blocks
+from .buffer_reuse import inplace_ops
+from .control_flow import EMITTERS, RUNTIME, BlockIndex
 from .frames import Frame
 
 _plan_ids = itertools.count()
 _ROOT = 0       # the frame tag of block 0
+# names of the generated function's globals and parameters: never used for a variable's local
+_RESERVED = re.compile(r"(k|chk|folded)\d+(_\d+)?|c\d+(_\d+){1,2}|_own|_|H|W|F|run|_total\d+_\d+|"
+                       r"_op\d+|"
+                       + "|".join(RUNTIME) + "|_while_is_test")
+
+
+def _identifier(name: str) -> str:
+    """``name`` as a Python identifier: ``fc_0.tmp_0`` -> ``fc_0_tmp_0``."""
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII) or "v"
+    if ident[0].isdigit():
+        ident = "v_" + ident
+    if keyword.iskeyword(ident) or _RESERVED.fullmatch(ident):
+        ident += "_"
+    return ident
 
 
 class Plan:
+    """A program compiled into one Python function (``fn``); ``source`` is its code, for
+    reading (see the module docstring). ``run(scope, feeds)`` runs it."""
+
     def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
-                 reuse_buffers: bool = False):
+                 reuse_buffers: bool = False, checks: bool = False):
         self.program = program
         self.reuse_buffers = reuse_buffers     # in-place kernels on temporaries (buffer_reuse.py)
+        self.checks = checks                   # check every output's shape and dtype (debug)
         self.origin = origin or program       # the program as the user wrote it (for errors)
         self.block = block = program.global_block()
         self.feed_names = feed_names
         self.fetch_names = fetch_names
         self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
-        self._slots: dict[tuple[int, str], str] = {}
+        self._slots: dict[tuple[int, str], str] = {}   # (frame tag, name) -> its local
+        self._locals: dict[str, str] = {}     # variable name -> its local in the root frame
+        self._taken: set[str] = set()
         self.scope_inputs: list[str] = []      # read from the scope before the first op
         self.write_back: list[str] = []        # persistables written by the ops or fed
         self.namespace: dict[str, Any] = dict(RUNTIME)
-        self.line_ops: dict[int, tuple] = {}   # generated line number -> (op, its input slots)
+        self.line_ops: dict[int, tuple] = {}   # generated line number -> (op, its input locals)
         self.folded: set[str] = set()          # temporaries computed once at compile time
         self.constant_ids: set[int] = set()    # ids of their values (kept in the namespace)
         self._set = set(feed_names)            # root names set on every path so far
         self._maybe: set[str] = set()          # root names set on some path (in a branch)
-        self._initial: dict[str, str] = {}     # root name -> value it starts with (None, [])
+        self._initial: dict[str, str] = {}     # root name -> the value it starts with
         self._touched: set[str] = set()        # root names the current top-level op uses
-        self._emitted_blocks: set[int] = set()
-        self._records: dict[int, Any] = {}
-        self._kernel_keys: list = []           # op of kernel k<i>
+        self.flow = BlockIndex(program)        # which op runs which block, step records
         self._build()
 
-    # -- slots and frames -------------------------------------------------------------------
+    # -- slots and frames (executor/frames.py) ------------------------------------------------
     def slot(self, tag: int, name: str) -> str:
-        """The Python local holding ``name`` in the frame ``tag`` (a block index)."""
-        key = (tag, name)
-        if key not in self._slots:
-            self._slots[key] = f"v{len(self._slots)}"
-        return self._slots[key]
+        """The local holding ``name`` in the frame ``tag`` (a block index; 0 is the root)."""
+        local = self._slots.get((tag, name))
+        if local is None:
+            local = base = _identifier(name) + (f"_b{tag}" if tag else "")
+            n = 0
+            while local in self._taken:
+                n += 1
+                local = f"{base}_{n}"
+            self._slots[(tag, name)] = local
+            self._taken.add(local)
+            if not tag:
+                self._locals[name] = local
+        return local
 
     def _local(self, name: str) -> str:
         return self.slot(_ROOT, name)
 
     def root_read(self, name: str, soft: bool = False) -> str:
-        """A root-frame read: the value comes from an earlier op, the feed, or the scope."""
+        """A read in the root frame: the value comes from an earlier op, the feed, or the
+        scope (``soft``: a value that may be unset, then None)."""
         self._touched.add(name)
         if name in self._set or name in self._initial or name in self.scope_inputs:
             return self._local(name)
@@ -103,38 +141,7 @@ class Plan:
         return var
 
     def all_ops(self):
-        return (op for b in self.program.blocks for op in b.ops)
-
-    def sub_block(self, op):
-        """The block ``op`` runs; each block compiles once, which also rules out cycles."""
-        blocks = sub_blocks(op)
-        index = op.attrs.get("sub_block")
-        if not blocks or blocks[0].idx in self._emitted_blocks or blocks[0] is op.block:
-            why = ("is not a block of this program" if not blocks else
-                   "is the op's own block" if blocks[0] is op.block else
-                   "is already run by another op (a cycle or a shared block)")
-            raise ExecutionError(f"op #{op.idx} '{op.type}' of block {op.block.idx}: sub_block "
-                                 f"{index!r} {why}; the program is malformed.")
-        self._emitted_blocks.add(blocks[0].idx)
-        return blocks[0]
-
-    def forward_op(self, scope_names: list[str]):
-        """The conditional_block / while op whose Scope / StepScopes output is named here."""
-        if not hasattr(self, "_scope_writers"):
-            self._scope_writers = {n: op for op in self.all_ops() if op.type in ("while",
-                                   "conditional_block")
-                                   for n in op.output("Scope") + op.output("StepScopes")}
-        return next((self._scope_writers[n] for n in scope_names if n in self._scope_writers),
-                    None)
-
-    def step_record(self, op):
-        """What a forward while records per step for the while_grad ops replaying it."""
-        if id(op) not in self._records:
-            steps = set(op.output("StepScopes"))
-            grads = [g for g in self.all_ops() if g.type == "while_grad"
-                     and steps & set(g.input("StepScopes"))]
-            self._records[id(op)] = step_record(op, grads)
-        return self._records[id(op)]
+        return self.flow.all_ops()
 
     # -- compilation ------------------------------------------------------------------------
     def _known_small(self, name: str) -> bool:
@@ -148,58 +155,26 @@ class Plan:
         var = self.find_var(name)
         return var is not None and var.persistable
 
-    def _inplace_ops(self) -> set[int]:
-        """Indices of ops that may run their in-place kernel: every overwritten variable is
-        named on both sides of the op, lives in the scope (persistable, not fed), and no value
-        that may share its buffer (a view of it, a py_func result) is read later or fetched."""
-        roots: dict[str, set[str]] = {}
-        last_read: dict[str, int] = {}
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            for name in op.input_arg_names:
-                last_read[name] = index
-            if opdef.views_input or opdef.op_kernel is not None:
-                sources = set()
-                for name in op.input_arg_names:
-                    sources |= roots.get(name, {name})
-                for name in op.output_arg_names:
-                    if not self._is_persistable(name):     # persistables get a copy
-                        roots[name] = roots.get(name, set()) | sources
-        fetched = set(self.fetch_names)
-        chosen = set()
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            if opdef.inplace_kernel is None:
-                continue
-            safe = True
-            for out_slot, in_slot in opdef.inplace.items():
-                names = op.inputs.get(in_slot, [])
-                if len(names) != 1 or op.outputs.get(out_slot, []) != names:
-                    safe = False
-                    break
-                name = names[0]
-                aliases = [v for v, r in roots.items() if name in r]
-                if (name in self.feed_names or not self._is_persistable(name)
-                        or any(v in fetched or last_read.get(v, -1) > index for v in aliases)):
-                    safe = False
-                    break
-            if safe:
-                chosen.add(index)
-        if self.reuse_buffers and len(self.program.blocks) == 1:   # sub-blocks: reads unseen
-            chosen |= reusable_temporaries(self.ops, self.feed_names, self.fetch_names,
-                                           self._is_persistable, self._known_small)
-        return chosen
+    def _folds(self, op, opdef) -> bool:
+        """A constant op (fill_constant without tensor inputs, writing a temporary): computed
+        once, at compile time."""
+        return (opdef.foldable and not op.input_arg_names and len(op.output_arg_names) == 1
+                and not self._is_persistable(op.output_arg_names[0]))
 
     def _build(self) -> None:
-        self._inplace = self._inplace_ops()
-        self._inplace_ids = {id(self.ops[i]) for i in self._inplace}
+        constants = [op.output_arg_names[0] for op in self.ops
+                     if self._folds(op, op.opdef or get_op(op.type))]
+        reuse = self.reuse_buffers and len(self.program.blocks) == 1   # sub-blocks: reads unseen
+        self._inplace, self.sharing = inplace_ops(
+            self.ops, self.feed_names, self.fetch_names, self._is_persistable, reuse,
+            self._known_small, constants)
         for name in self.feed_names:
             self._local(name)
         root = Frame(self, _ROOT, set(), None, blocks=[self.block])
         body, touched = [], []
-        for op in self.ops:
+        for index, op in enumerate(self.ops):
             self._touched = set()
-            body.append(self.emit_ops([op], root, "    "))
+            body.append(self.emit_ops([op], root, "    ", start=index))
             touched.append(self._touched)
         # a fed persistable keeps its value in the scope, as Paddle's feed op writes it there
         self.fed_kept = [n for n in self.feed_names
@@ -213,12 +188,11 @@ class Plan:
         shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
                   | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
-        # a fetch written by a kernel that may return one of its inputs as is (an identity
-        # gradient) may be a feed, a scope value or a folded constant: checked at run time
-        writers = {n: op for op in self.all_ops() for n in op.output_arg_names}
+        # a fetch that may share the buffer of a feed, a scope value or a folded constant (an
+        # identity gradient's result) is checked at run time, and copied if it does; a value
+        # a control-flow op wrote is checked too
         self.fetch_may_alias = [
-            not is_shared and name in writers
-            and not (writers[name].opdef or get_op(writers[name].type)).fresh_outputs
+            not is_shared and (bool(self.sharing.roots_of(name) & shared) or name in self._maybe)
             for name, is_shared in zip(self.fetch_names, self.fetch_is_shared)]
         keep = set(self.fetch_names) | set(self.write_back)
         last_use = {}
@@ -242,48 +216,50 @@ class Plan:
         else:
             self.scope_inputs.append(name)
 
-    def emit_ops(self, ops, frame: Frame, pad: str) -> list[tuple]:
-        """Lines ``(text, op, input slots)`` running ``ops`` in ``frame``."""
+    def emit_ops(self, ops, frame: Frame, pad: str, start: int = 0) -> list[tuple]:
+        """Lines ``(text, op, input locals)`` running ``ops`` in ``frame``; ``start``: the
+        index of the first op in its block."""
         lines = []
-        for op in ops:
+        for index, op in enumerate(ops, start):
             emitter = EMITTERS.get(op.type)
             if emitter is None:
-                text, slots = self._op_call(op, frame)
+                text, slots = self._op_call(index, op, frame)
                 lines.append((pad + text, op, slots))
                 continue
-            for line in emitter(self, op, frame, pad):
-                lines.append(line if isinstance(line, tuple) else (line, op, {}))
+            where = f"#{index}" if op.block.idx == 0 else f"b{op.block.idx}#{index}"
+            for n, line in enumerate(emitter(self, op, frame, pad)):
+                if not isinstance(line, tuple):
+                    line = (line + (f"  # {where} {op.type}" if n == 0 else ""), op, {})
+                lines.append(line)
         return lines
 
-    def _op_call(self, op, frame: Frame) -> tuple[str, dict]:
+    def _op_call(self, index: int, op, frame: Frame) -> tuple[str, dict]:
         opdef = op.opdef or get_op(op.type)
+        where = f"#{index}" if op.block.idx == 0 else f"b{op.block.idx}#{index}"
         if not opdef.has_kernel:
-            raise ExecutionError(f"op #{op.idx} '{op.type}' of block {op.block.idx} cannot run "
-                                 "inside a program here")
+            raise ExecutionError(f"op {where} '{op.type}' cannot run inside a program here")
+        key = str(index) if op.block.idx == 0 else f"{op.block.idx}_{index}"
+        top = frame.parent is None and index < len(self.ops) and self.ops[index] is op
         kernel, kwargs = opdef.bound_kernel(op.attrs, op)
-        key = str(len(self._kernel_keys))
-        self._kernel_keys.append(op)
-        folded = self._fold(key, op, opdef, kernel, kwargs, frame)
+        folded = self._fold(key, where, op, opdef, kernel, kwargs, frame)
         if folded is not None:
-            return folded, {}
-        if id(op) in self._inplace_ids:   # takes the pure kernel's attrs, not a specialized one's
+            return f"{folded}  # {where} {op.type} (folded)", {}
+        in_place = top and index in self._inplace
+        if in_place:   # takes the pure kernel's attrs, not a specialized one's
             kernel = opdef.inplace_kernel
             kwargs = {k: op.attrs.get(k, opdef.attrs[k].default) for k in opdef.kernel_attrs}
         self.namespace[f"k{key}"] = kernel
         args, slots = [], {}
         for slot in opdef.inputs:
-            refs = []
-            for n in op.inputs.get(slot.name, []):
-                if n != EMPTY_VAR:
-                    refs.append(slots.setdefault(n, frame.read(n)))
+            refs = [slots.setdefault(n, frame.read(n))
+                    for n in op.inputs.get(slot.name, []) if n != EMPTY_VAR]
             args.append("[" + ", ".join(refs) + "]" if slot.duplicable else
                         refs[0] if refs else "None")
         for slot_name in opdef.reads_outputs:     # current values of outputs it updates
-            decl = opdef.slot(slot_name, outputs=True)
             refs = ["None" if n == EMPTY_VAR else frame.read(n, soft=True)
                     for n in op.outputs.get(slot_name, [])]
-            args.append("[" + ", ".join(refs) + "]" if decl.duplicable else
-                        refs[0] if refs else "None")
+            args.append("[" + ", ".join(refs) + "]" if opdef.slot(slot_name, True).duplicable
+                        else refs[0] if refs else "None")
         for j, (name, value) in enumerate(kwargs.items()):
             args.append(f"{name}={self._constant(key, j, value)}")
         targets, written = [], []
@@ -293,32 +269,43 @@ class Plan:
                 refs.append("_" if n == EMPTY_VAR else frame.write(n))
                 if n != EMPTY_VAR:
                     written.append((n, refs[-1]))
-            if slot.duplicable:
-                targets.append("[" + ", ".join(refs) + "]" if refs else "_")
-            else:
-                targets.append(refs[0] if refs else "_")
+            targets.append(("[" + ", ".join(refs) + "]" if refs else "_") if slot.duplicable
+                           else refs[0] if refs else "_")
         call = f"{', '.join(targets) if targets else '_'} = k{key}({', '.join(args)})"
-        if opdef.views_input or opdef.op_kernel is not None:
-            # a persistable must own its buffer: a view of a parameter kept in the scope would
-            # change with the parameter's in-place updates (this run's or a later one's)
-            for name, ref in written:
-                if self._is_persistable(name):
-                    self.namespace["_own"] = _own
-                    call += f"; {ref} = _own({ref})"
-        return call, slots
+        # a persistable must own its buffer: a view of a parameter kept in the scope would
+        # change with the parameter's in-place updates (this run's or a later one's)
+        for name, ref in written:
+            if ((top and (index, name) in self.sharing.copied) or (
+                    not top and self._is_persistable(name) and opdef.aliasing.kind != FRESH)):
+                self.namespace["_own"] = _own
+                call += f"; {ref} = _own({ref})"
+        if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
+            # (py_func's results are the function's, as in Paddle: declared shapes are hints)
+            checked = [(n, ref, self.find_var(n)) for n, ref in written]
+            checked = [(n, ref, var) for n, ref, var in checked
+                       if var is not None and var.type == VarType.LOD_TENSOR
+                       and var.has_tensor_desc]
+            if checked:
+                self.namespace[f"chk{key}"] = plan_errors.output_check(
+                    where, op, [(n, var) for n, _, var in checked])
+                call += f"; chk{key}({', '.join(ref for _, ref, _ in checked)})"
+        return f"{call}  # {where} {op.type}{' (in place)' if in_place else ''}", slots
 
-    def _fold(self, key: str, op, opdef, kernel, kwargs, frame: Frame) -> str | None:
+    def _fold(self, key: str, where: str, op, opdef, kernel, kwargs, frame: Frame) -> str | None:
         """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
         once, at compile time; the run then only binds the value."""
-        if (not opdef.foldable or op.input_arg_names or len(op.output_arg_names) != 1
-                or self._is_persistable(op.output_arg_names[0])):
+        if not self._folds(op, opdef):
             return None
         name = f"folded{key}"
         self.namespace[name] = value = kernel(
             *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        out = op.output_arg_names[0]
+        var = self.find_var(out)
+        if self.checks and var is not None and var.has_tensor_desc:   # checked once, now
+            plan_errors.output_check(where, op, [(out, var)])(value)
         self.constant_ids.add(id(value))
-        self.folded.add(op.output_arg_names[0])
-        return f"{frame.write(op.output_arg_names[0])} = {name}"
+        self.folded.add(out)
+        return f"{frame.write(out)} = {name}"
 
     def _constant(self, key: str, j: int, value: Any) -> str:
         if isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
@@ -330,11 +317,11 @@ class Plan:
     def _emit(self, body: list[list[tuple]], dels: dict[int, list[str]]) -> None:
         lines = ["def run(H, W, F):"]
         for i, name in enumerate(self.feed_names):
-            lines.append(f"    {self._local(name)} = F[{i}]")
+            lines.append(f"    {self._local(name)} = F[{i}]  # feed")
         for i, name in enumerate(self.scope_inputs):
-            lines.append(f"    {self._local(name)} = H[{i}]._array")
+            lines.append(f"    {self._local(name)} = H[{i}]._array  # from the scope")
         for name, value in self._initial.items():
-            lines.append(f"    {self._local(name)} = {value}")
+            lines.append(f"    {self._local(name)} = {value}  # unset until an op writes it")
         for index, op_lines in enumerate(body):
             for text, op, slots in op_lines:
                 self.line_ops[len(lines) + 1] = (op, slots)
@@ -346,19 +333,25 @@ class Plan:
         for i, name in enumerate(self.write_back):
             value = self._local(name)
             if name in self.fed_kept:
-                lines.append(f"    W[{i}]._array = _own({value})")
+                lines.append(f"    W[{i}]._array = _own({value})  # to the scope")
             elif name in self._set or name in self.scope_inputs:
-                lines.append(f"    W[{i}]._array = {value}")
+                lines.append(f"    W[{i}]._array = {value}  # to the scope")
             else:                              # written in a branch that may not have run
-                lines.append(f"    if {value} is not None: W[{i}]._array = {value}")
+                lines.append(f"    if {value} is not None: W[{i}]._array = {value}  # to the scope")
         fetched = ", ".join(self._local(n) for n in self.fetch_names)
         lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
         source = "\n".join(lines) + "\n"
-        filename = f"<pyfluid plan {next(_plan_ids)}>"
+        self.filename = filename = f"<pyfluid plan {next(_plan_ids)}>"
+        # tracebacks show the generated lines while the plan lives; its entry goes with it
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        weakref.finalize(self, linecache.cache.pop, filename, None)
         exec(compile(source, filename, "exec"), self.namespace)
         self.source = source
         self.fn = self.namespace["run"]
+        if os.environ.get("PYFLUID_SHOW_PLAN", "") == "1":
+            print(f"--- {filename}: block {self.block.idx} of {self.origin!r}, feeds "
+                  f"{list(self.feed_names)}, fetches {list(self.fetch_names)} ---\n{source}",
+                  flush=True)
 
     # -- running ----------------------------------------------------------------------------
     def holders(self, scope) -> tuple[list, list]:

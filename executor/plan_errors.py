@@ -1,10 +1,12 @@
 """The errors a plan raises, phrased for the user: which op failed, in which block, on what
-inputs, built where (and, for fused ops, which ops the user wrote)."""
+inputs, built where (and, for fused ops, which ops the user wrote); and the debug check of
+op outputs against their declared shapes and dtypes."""
 from __future__ import annotations
 
 import difflib
 
-from ..framework.errors import ExecutionError, FetchError
+from ..framework.errors import ExecutionError, FetchError, ShapeError
+from ..ops.types import to_numpy_dtype
 
 
 def missing_value(plan, name: str) -> Exception:
@@ -84,3 +86,30 @@ def _slot_of(op, name: str) -> str:
         if name in names:
             return slot
     return "?"
+
+
+def output_check(where: str, op, checked: list):
+    """A function checking the output values of op ``where`` (``#3``, ``b1#0``) against the shapes (``-1``: any
+    size) and dtypes their variables declare (debug checks); raises ShapeError naming what
+    differs."""
+    expected = [(name, var._shape, None if var._dtype is None else to_numpy_dtype(var._dtype))
+                for name, var in checked]
+
+    def check(*values):
+        for (name, shape, dtype), value in zip(expected, values):
+            if value is None:
+                continue
+            got_dtype = getattr(value, "dtype", None)
+            got_shape = getattr(value, "shape", None)
+            if got_dtype is None or got_shape is None:
+                raise ShapeError(f"op {where} '{op.type}' wrote {name!r} as a "
+                                 f"{type(value).__name__}, not an array")
+            if (shape is not None and (len(shape) != len(got_shape) or any(
+                    d != -1 and d != g for d, g in zip(shape, got_shape)))) or (
+                    dtype is not None and got_dtype != dtype):
+                raise ShapeError(
+                    f"op {where} '{op.type}' wrote {name!r} with shape {list(got_shape)} "
+                    f"dtype {got_dtype}, but the variable declares shape "
+                    f"{'?' if shape is None else list(shape)} dtype "
+                    f"{'?' if dtype is None else dtype} (-1: any size)")
+    return check

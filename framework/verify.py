@@ -1,5 +1,6 @@
 """``verify(program)``: a well-formedness pass (def before use, declared variables, known ops,
-slots, attr types, block structure). Raises ProgramError listing every problem found.
+slots, attribute types against the op declarations, sub-block references, block structure).
+Raises ProgramError listing every problem found.
 
 Blocks: block 0 has parent -1 and every other block an earlier parent. A BLOCK/BLOCKS
 attribute (the ``sub_block`` of control flow) must name another block of the program, never
@@ -7,9 +8,15 @@ block 0, the op's own block or one of its ancestors, and no block may be run by 
 running a program can neither recurse forever nor repeat a block's code. An op sees the
 variables of its block and of its ancestors; a grad block (``forward_block_idx``) also sees its
 forward block's, whose values the grad ops read.
-"""
+
+Debug checks (``PYFLUID_CHECKS=1``, or ``BuildStrategy.debug_checks`` for one compiled
+program): ``verify`` runs after ``append_backward``/``gradients`` and after every graph pass,
+and the Executor's plan checks every op's outputs against the shapes and dtypes their
+variables declare (executor/plan.py). Off, none of it costs anything."""
 from __future__ import annotations
 
+import math
+import os
 from typing import TYPE_CHECKING
 
 from ..ops.registry import EMPTY_VAR
@@ -25,15 +32,28 @@ if TYPE_CHECKING:
 _MAY_BE_UNSET = {("while_grad", "Out@GRAD"), ("conditional_block_grad", "Out@GRAD")}
 
 
-def verify(program: "Program") -> None:
+def checks_enabled() -> bool:
+    """True when ``PYFLUID_CHECKS=1`` is set in the environment."""
+    return os.environ.get("PYFLUID_CHECKS", "") == "1"
+
+
+def verify_if_checking(program: "Program", after: str) -> None:
+    """``verify(program)`` when debug checks are on; ``after`` says what just changed it."""
+    if checks_enabled():
+        verify(program, after)
+
+
+def verify(program: "Program", after: str = "") -> None:
+    """Check ``program``; ``after`` (e.g. "graph pass 'fuse_fc'") is named in the error."""
+    title = f"program failed verification{f' after {after}' if after else ''}:\n  "
     problems = [f"block {block.idx}: bad parent index {block.parent_idx} (a block's parent "
                 "must be an earlier block; block 0 has parent -1)"
                 for i, block in enumerate(program.blocks)
                 if block.idx != i or not (block.parent_idx == -1 if i == 0
                                           else 0 <= block.parent_idx < i)]
     if problems:   # names cannot be resolved through a broken block tree
-        raise ProgramError("program failed verification:\n  " + "\n  ".join(problems))
-    problems += _block_references(program)
+        raise ProgramError(title + "\n  ".join(problems))
+    runner: dict[int, str] = {}        # block index -> the op that runs it
     for block in program.blocks:
         defined = _initially_defined(program, block)
         visible = _visible_blocks(program, block)
@@ -45,6 +65,7 @@ def verify(program: "Program") -> None:
                     problems.append(f"{where}: variable {name!r} is not declared in block "
                                     f"{block.idx} or the blocks it sees "
                                     f"{sorted(b.idx for b in visible)}")
+            problems += _check_block_refs(program, block, op, where, runner)
             for slot, names in op.inputs.items():
                 if (op.type, slot) in _MAY_BE_UNSET:
                     continue
@@ -54,54 +75,56 @@ def verify(program: "Program") -> None:
                                         "defines it and is neither fed data nor persistable")
             defined.update(op.output_arg_names)
     if problems:
-        raise ProgramError("program failed verification:\n  " + "\n  ".join(problems))
-
-
-def _block_indices(op) -> list:
-    """The values of the op's BLOCK/BLOCKS attributes."""
-    found = []
-    for name, value in op.attrs.items():
-        kind = op.attr_type(name)
-        if kind == AttrType.BLOCK:
-            found.append((name, value))
-        elif kind == AttrType.BLOCKS:
-            found += [(name, v) for v in (value if isinstance(value, (list, tuple)) else [value])]
-    return found
+        raise ProgramError(title + "\n  ".join(problems))
 
 
 def _ancestors(program: "Program", block) -> list[int]:
-    chain, index = [], block.idx
-    while index >= 0:                 # parents are earlier blocks: this ends
-        chain.append(index)
-        index = program.blocks[index].parent_idx
-    return chain
+    found = []
+    while block.parent_idx >= 0:
+        found.append(block.parent_idx)
+        block = program.blocks[block.parent_idx]
+    return found
 
 
-def _block_references(program: "Program") -> list[str]:
-    problems, runner = [], {}
-    count = len(program.blocks)
-    for block in program.blocks:
+def _check_block_refs(program: "Program", block, op, where: str, runner: dict) -> list[str]:
+    """BLOCK/BLOCKS attributes must name existing blocks below ``block``: not block 0, not
+    the op's own block, not one of its ancestors (the op would run itself), not a block
+    another op runs (``runner``: block index -> that op)."""
+    problems = []
+    for name, value in op.attrs.items():
+        kind = op.attr_type(name)
+        if kind not in (AttrType.BLOCK, AttrType.BLOCKS):
+            continue
+        indices = [value] if kind == AttrType.BLOCK else value
+        if not isinstance(indices, (list, tuple)) or not all(
+                isinstance(i, int) and not isinstance(i, bool) for i in indices):
+            problems.append(f"{where}: attribute {name}={value!r} is not a block index "
+                            f"({kind.name})")
+            continue
         ancestors = _ancestors(program, block)
-        for index, op in enumerate(block.ops):
-            where = f"block {block.idx} op #{index} ({op.type}, built at {op.site})"
-            for name, value in _block_indices(op):
-                if not isinstance(value, int) or not 0 < value < count:
-                    problems.append(f"{where}: attribute {name}={value!r} names no sub-block of "
-                                    f"this {count}-block program (valid: 1..{count - 1})")
-                elif value in ancestors:
-                    what = "its own block" if value == block.idx else f"its ancestor {value}"
-                    problems.append(f"{where}: attribute {name}={value} names {what}: running "
-                                    "it would recurse forever")
-                elif value in runner:
-                    problems.append(f"{where}: attribute {name}={value} names a block that "
-                                    f"{runner[value]} already runs (each block is run by one op)")
-                else:
-                    runner[value] = where
+        for i in indices:
+            if not 0 < i < len(program.blocks):
+                problems.append(f"{where}: attribute {name}={value} names no sub-block of this "
+                                f"{len(program.blocks)}-block program (valid: 1.."
+                                f"{len(program.blocks) - 1})")
+            elif i == block.idx:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, the op's "
+                                "own block (an op cannot run the block that holds it)")
+            elif i in ancestors:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, an "
+                                f"ancestor of block {block.idx} (an op cannot run a block that "
+                                "contains it)")
+            elif i in runner:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, which "
+                                f"{runner[i]} already runs (each block is run by one op)")
+            else:
+                runner[i] = where
     return problems
 
 
 def _visible_blocks(program: "Program", block) -> list:
-    """The blocks whose variables ``block``'s ops may name."""
+    """The blocks whose variables ``block``'s ops may name: its ancestors and, for a grad
+    block, its forward block and that block's ancestors."""
     seen, todo = [], [block.idx]
     while todo:
         index = todo.pop()
@@ -109,8 +132,7 @@ def _visible_blocks(program: "Program", block) -> list:
             continue
         seen.append(index)
         b = program.blocks[index]
-        todo += [b.parent_idx] if b.parent_idx >= 0 else []
-        todo += [b.forward_block_idx] if b.forward_block_idx >= 0 else []
+        todo += [b.parent_idx, b.forward_block_idx]
     return [program.blocks[i] for i in seen]
 
 
@@ -146,15 +168,33 @@ def _check_op(op, where: str) -> list[str]:
                 problems.append(f"{where}: {kind} slot '{slot}' holds {len(names)} vars but is "
                                 "not duplicable")
         for slot in declared:
-            if not slot.dispensable and not given.get(slot.name):
-                if not (slot.duplicable and slot.name in given):   # an empty list is given
-                    problems.append(f"{where}: required {kind} slot '{slot.name}' is missing")
+            if not slot.dispensable and not given.get(slot.name) and not (
+                    slot.duplicable and slot.name in given):     # an empty list is given
+                problems.append(f"{where}: required {kind} slot '{slot.name}' is missing")
     for name, value in op.attrs.items():
         spec = opdef.attr_spec(name)
         if spec is None:
             continue  # extra attributes written by Paddle are kept and ignored
         try:
-            coerce_attr(value, op.attr_type(name))
+            canonical = coerce_attr(value, spec.type)
         except TypeError as exc:
-            problems.append(f"{where}: attribute '{name}': {exc}")
+            problems.append(f"{where}: attribute '{name}': {exc} (the op declares "
+                            f"{spec.type.name}, default {spec.default!r})")
+            continue
+        if not _same_value(canonical, value):
+            problems.append(f"{where}: attribute '{name}' holds {value!r} "
+                            f"({type(value).__name__}), not the {spec.type.name} the op declares "
+                            f"({canonical!r}); set it with op._set_attr")
     return problems
+
+
+def _same_value(canonical, value) -> bool:
+    """``value`` is already in the canonical form ``coerce_attr`` gives (type and value)."""
+    if isinstance(canonical, list):
+        return (isinstance(value, list) and len(value) == len(canonical)
+                and all(_same_value(c, v) for c, v in zip(canonical, value)))
+    if type(canonical) is not type(value):
+        return False
+    if isinstance(value, float) and math.isnan(value):
+        return math.isnan(canonical)
+    return canonical == value
