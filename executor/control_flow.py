@@ -27,7 +27,8 @@ from ..ops.tensor_array import sum_arrays
 from ..ops.types import VarType
 from .frames import declared_locals
 
-__all__ = ["BLOCK_OPS", "BlockIndex", "EMITTERS", "MAX_WHILE_STEPS", "StepRecord", "step_record"]
+__all__ = ["BLOCK_OPS", "BlockIndex", "EMITTERS", "MAX_WHILE_STEPS", "StepRecord", "moved_assign",
+           "step_record"]
 
 # A loop that has run this many steps is taken for a runaway (a condition that stays true):
 # an error, not a hang. PYFLUID_MAX_WHILE_STEPS raises the limit.
@@ -214,6 +215,23 @@ class BlockIndex:
         return self._records[id(op)]
 
 
+def moved_assign(plan, op, frame, last_read: dict, position: int, kept) -> tuple | None:
+    """``(line, input locals)`` for an ``assign`` in a sub-block from a local of its frame
+    that nothing reads later (a loop body carrying a new value into its loop variable, a
+    branch its result out): the value moves instead of being copied. Kernels never write into
+    their inputs and sub-blocks run no in-place kernels, so sharing the array is safe."""
+    if op.type != "assign" or frame.parent is None or len(op.input("X")) != 1:
+        return None
+    src, dst = op.input("X")[0], op.output("Out")[0]
+    if (src not in frame.names or src not in frame.written or src in kept
+            or last_read.get(src, -1) > position or dst == EMPTY_VAR
+            or plan._is_persistable(dst)):
+        return None
+    value = frame.read(src)
+    where = f"b{op.block.idx}#{op.block.ops.index(op)}"
+    return f"{frame.write(dst)} = {value}  # {where} assign (moved)", {src: value}
+
+
 # -- emitters: op -> lines of the generated function -----------------------------------------------
 def _need_run(op, frame) -> str:
     if op.attrs.get("is_scalar_condition"):
@@ -292,12 +310,17 @@ def emit_while(plan, op, frame, pad: str) -> list[str]:
     if steps is not None:
         tag = body.idx
         start += [f"{step}{plan.slot(tag, n)} = {frame.read(n)}" for n in record.snapshots]
-        start += [f"{step}{plan.slot(t, n)} = None" for t, n in record.values]
+        always = {n for o in body.ops if o.type not in BLOCK_OPS for n in o.output_arg_names}
+        start += [f"{step}{plan.slot(t, n)} = None" for t, n in record.values   # may stay unset
+                  if not (t == tag and n in always)]
         recorded = ", ".join(plan.slot(t, n) for t, n in record.slots())
         end.append(f"{step}{steps}.append(({recorded}{',' if record.slots() else ''}))")
-    code = plan.emit_ops(body.ops, inner, step)
-    plan.namespace[f"_op{id(op)}"] = str(op).strip()
-    tail = [f"{pad}else:", f"{step}raise _runaway(_op{id(op)})"]
+    kept = frozenset(n for t, n in record.values if t == body.idx) if steps is not None \
+        else frozenset()
+    code = plan.emit_ops(body.ops, inner, step, kept=kept)
+    text = plan.label("_op")
+    plan.namespace[text] = str(op).strip()
+    tail = [f"{pad}else:", f"{step}raise _runaway({text})"]
     return lines + head + start + inner.init_lines(step) + code + end + tail
 
 
@@ -342,7 +365,7 @@ def emit_while_grad(plan, op, frame, pad: str) -> list[str]:
         if outside in passing:            # a loop-carried variable: the step's gradient
             outputs.append(f"{step}{frame.write(outside, definite=False)} = {inside}")
             continue
-        total = f"_total{id(op)}_{index}"  # a read-only input: summed over the steps
+        total = plan.label("_total")      # a read-only input: summed over the steps
         lines.append(f"{pad}{total} = None")
         outputs.append(f"{step}{total} = _accumulate({total}, {inside})")
         x_value = frame.read(x, soft=True)

@@ -42,13 +42,14 @@ from ..ops.registry import EMPTY_VAR, FRESH, get_op
 from ..ops.types import VarType
 from . import plan_errors
 from .buffer_reuse import inplace_ops
-from .control_flow import EMITTERS, RUNTIME, BlockIndex
+from .control_flow import EMITTERS, RUNTIME, BlockIndex, moved_assign
+from ..framework.prune import _names_read
 from .frames import Frame
 
 _plan_ids = itertools.count()
 _ROOT = 0       # the frame tag of block 0
 # names of the generated function's globals and parameters: never used for a variable's local
-_RESERVED = re.compile(r"(k|chk|folded)\d+(_\d+)?|c\d+(_\d+){1,2}|_own|_|H|W|F|run|_total\d+_\d+|"
+_RESERVED = re.compile(r"(k|chk|folded)\d+(_\d+)?|c\d+(_\d+){1,2}|_own|_|H|W|F|run|_total\d+|"
                        r"_op\d+|"
                        + "|".join(RUNTIME) + "|_while_is_test")
 
@@ -91,6 +92,7 @@ class Plan:
         self._initial: dict[str, str] = {}     # root name -> the value it starts with
         self._touched: set[str] = set()        # root names the current top-level op uses
         self.flow = BlockIndex(program)        # which op runs which block, step records
+        self._labels = itertools.count()
         self._build()
 
     # -- slots and frames (executor/frames.py) ------------------------------------------------
@@ -111,6 +113,10 @@ class Plan:
 
     def _local(self, name: str) -> str:
         return self.slot(_ROOT, name)
+
+    def label(self, prefix: str) -> str:
+        """A fresh name for a helper value of the generated code (``_total3``)."""
+        return f"{prefix}{next(self._labels)}"
 
     def root_read(self, name: str, soft: bool = False) -> str:
         """A read in the root frame: the value comes from an earlier op, the feed, or the
@@ -216,14 +222,19 @@ class Plan:
         else:
             self.scope_inputs.append(name)
 
-    def emit_ops(self, ops, frame: Frame, pad: str, start: int = 0) -> list[tuple]:
+    def emit_ops(self, ops, frame: Frame, pad: str, start: int = 0,
+                 kept: frozenset = frozenset()) -> list[tuple]:
         """Lines ``(text, op, input locals)`` running ``ops`` in ``frame``; ``start``: the
-        index of the first op in its block."""
+        index of the first op in its block; ``kept``: frame names read after the ops (a step
+        record)."""
         lines = []
+        last_read = {} if frame.parent is None else {
+            n: i for i, op in enumerate(ops) for n in _names_read(self.program, op)}
         for index, op in enumerate(ops, start):
             emitter = EMITTERS.get(op.type)
             if emitter is None:
-                text, slots = self._op_call(index, op, frame)
+                moved = moved_assign(self, op, frame, last_read, index - start, kept)
+                text, slots = moved or self._op_call(index, op, frame)
                 lines.append((pad + text, op, slots))
                 continue
             where = f"#{index}" if op.block.idx == 0 else f"b{op.block.idx}#{index}"

@@ -19,6 +19,10 @@ def _comparison(op_type, fn):
     @op.def_kernel
     def kernel(x, y, *, axis):
         return fn(*broadcast_pair(x, y, axis))
+
+    @op.def_specialize
+    def fast(*, axis):
+        return fn if axis == -1 else None      # NumPy's own broadcasting
     return op
 
 
