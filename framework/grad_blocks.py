@@ -18,6 +18,7 @@ variable of that block (the grad op moves it out).
 from __future__ import annotations
 
 from ..ops.registry import EMPTY_VAR, grad_name
+from ..ops.types import VarType
 from .grad_pass import NO_FILL, GradPass
 
 
@@ -50,6 +51,15 @@ def _targets(outer: GradPass, op, available: set[str]) -> list[str]:
             if o in needed and grad_name(o) in available]
 
 
+def _differentiable(op, name: str, outer: GradPass) -> bool:
+    """Whether the gradient of input ``name`` is wanted: not in the no-grad set, and a
+    floating-point tensor or an array (a bool or int input, a condition, has none)."""
+    var = op.block._find_var_recursive(name)
+    if grad_name(name) in outer.no_grad or var is None:
+        return False
+    return var.type == VarType.LOD_TENSOR_ARRAY or var.dtype in FLOAT_TYPES
+
+
 def conditional_block_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
     targets = _targets(outer, op, available)
     if not targets:
@@ -61,8 +71,8 @@ def conditional_block_grad(outer: GradPass, op, available: set[str]) -> list[dic
                         "Out@GRAD": [grad_name(o) for o in op.output("Out")
                                      if grad_name(o) in available],
                         "Scope": op.output("Scope")},
-             "outputs": {"Input@GRAD": [EMPTY_VAR if grad_name(x) in outer.no_grad
-                                        else grad_name(x) for x in inputs]},
+             "outputs": {"Input@GRAD": [grad_name(x) if _differentiable(op, x, outer)
+                                        else EMPTY_VAR for x in inputs]},
              "attrs": {"sub_block": grad_block.idx,
                        "is_scalar_condition": op.attrs.get("is_scalar_condition", False),
                        "skip_eager_deletion_vars": [],
@@ -92,5 +102,7 @@ def while_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
                                     for x in op.input("X")]},
              "attrs": attrs, NO_FILL: True}]
 
+
+FLOAT_TYPES = frozenset({VarType.FP16, VarType.BF16, VarType.FP32, VarType.FP64})
 
 BLOCK_GRAD_MAKERS = {"conditional_block": conditional_block_grad, "while": while_grad}
