@@ -36,7 +36,7 @@ def missing_fetch(plan, name: str, var) -> Exception:
                           f"and the scope holds no value for it.{hint} Fetch a Variable of "
                           "this program (or its name).")
     if var.block.idx != 0:
-        return FetchError(f"(NotFound) {name} not in VariableScope. It is a variable of block "
+        return ExecutionError(f"(NotFound) {name} not in VariableScope. It is a variable of block "
                           f"{var.block.idx}, local to the control flow that runs that block: "
                           "assign it to a variable of the global block (paddle.assign(v, "
                           "output=outer)) to fetch it.")
