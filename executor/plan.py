@@ -170,7 +170,7 @@ class Plan:
     def _build(self) -> None:
         constants = [op.output_arg_names[0] for op in self.ops
                      if self._folds(op, op.opdef or get_op(op.type))]
-        reuse = self.reuse_buffers and len(self.program.blocks) == 1   # sub-blocks: reads unseen
+        reuse = self.reuse_buffers
         self._inplace, self.sharing = inplace_ops(
             self.ops, self.feed_names, self.fetch_names, self._is_persistable, reuse,
             self._known_small, constants)

@@ -3,7 +3,9 @@
 one of several values by an int32 mask (how ``cond`` merges its two branches).
 
 The block-running ops have no kernel: the Executor compiles them into the plan itself, as an
-``if`` or a ``while`` around the sub-block's code (executor/control_flow.py). Their grad ops
+``if`` or a ``while`` around the sub-block's code (executor/control_flow.py). Their outputs may
+share buffers with their inputs (``may_alias``: a branch may pass a value, or a view of it,
+out as it is). Their grad ops
 are made by the framework's grad pass, which differentiates the sub-block into a grad block
 (framework/grad_blocks.py). Slots, attributes and defaults are Paddle 2.6's.
 """
@@ -20,19 +22,19 @@ _RUNTIME = {"skip_eager_deletion_vars": (AttrType.STRINGS, [])}
 # -- ops that run a sub-block (compiled by the Executor) -----------------------------------------
 register_op("conditional_block", inputs=["Cond*", "Input*"], outputs=["Out*", "Scope"],
             attrs={"sub_block": _BLOCK, "is_scalar_condition": False}, extra_attrs=_RUNTIME,
-            has_kernel=False)
+            has_kernel=False, may_alias=True)
 register_op("conditional_block_grad",
             inputs=["Cond*", "Input*", "Out*", "Out@GRAD*", "Scope"], outputs=["Input@GRAD*"],
             attrs={"sub_block": _BLOCK, "is_scalar_condition": False}, extra_attrs=_RUNTIME,
-            has_kernel=False, differentiable=False)
+            has_kernel=False, differentiable=False, may_alias=True)
 register_op("while", inputs=["X*", "Condition*"], outputs=["Out*", "StepScopes"],
             attrs={"sub_block": _BLOCK, "is_test": False}, extra_attrs=_RUNTIME,
-            has_kernel=False)
+            has_kernel=False, may_alias=True)
 register_op("while_grad", inputs=["X*", "Out*", "Out@GRAD*", "StepScopes"],
             outputs=["X@GRAD*"],
             attrs={"sub_block": _BLOCK, "is_test": False,
                    "original_output_grad": (AttrType.STRINGS, [])},
-            extra_attrs=_RUNTIME, has_kernel=False, differentiable=False)
+            extra_attrs=_RUNTIME, has_kernel=False, differentiable=False, may_alias=True)
 
 
 # the ops whose ``sub_block`` the Executor runs
