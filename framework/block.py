@@ -43,17 +43,26 @@ class Block:
     def _find_var_recursive(self, name: str) -> Variable | None:
         """``name`` in this block or its ancestors; a grad block also sees its forward
         block's (and that block's ancestors') variables, which its ops read."""
-        blocks, seen, todo = self.program.blocks, set(), [self.idx]
-        while todo:
-            index = todo.pop(0)
-            if index in seen or not 0 <= index < len(blocks):
+        blocks, block, forwards, seen = self.program.blocks, self, [], {self.idx}
+        while True:
+            var = block.vars.get(name)
+            if var is not None:
+                return var
+            if block.forward_block_idx >= 0:
+                forwards.append(block.forward_block_idx)
+            parent = block.parent_idx
+            if 0 <= parent < block.idx and parent not in seen:   # parents are earlier blocks
+                block = blocks[parent]
+                seen.add(parent)
                 continue
-            seen.add(index)
-            block = blocks[index]
-            if name in block.vars:
-                return block.vars[name]
-            todo += [block.parent_idx, block.forward_block_idx]
-        return None
+            while forwards:                          # then the forward blocks' chains
+                index = forwards.pop()
+                if 0 <= index < len(blocks) and index not in seen:
+                    block = blocks[index]
+                    seen.add(index)
+                    break
+            else:
+                return None
 
     def _var_recursive(self, name: str) -> Variable:
         var = self._find_var_recursive(name)
