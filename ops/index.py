@@ -17,10 +17,15 @@ def gather_shape(x: Meta, index: Meta, axis_tensor: Meta | None = None, *, axis,
     if len(index.shape) > 1 and not (len(index.shape) == 2 and index.shape[1] == 1):
         raise ValueError(f"gather: Index must be 1-D (or [N, 1]), received shape "
                          f"{list(index.shape)}")
-    if axis_tensor is not None:     # the axis is known only at run time
-        return Meta((-1,) * len(x.shape), x.dtype)
-    ax = normalize_axis(axis, len(x.shape))
-    return Meta(tuple(x.shape[:ax]) + tuple(index.shape[:1]) + tuple(x.shape[ax + 1:]), x.dtype)
+    def taken(ax: int) -> tuple:
+        return tuple(x.shape[:ax]) + tuple(index.shape[:1]) + tuple(x.shape[ax + 1:])
+
+    if axis_tensor is None:
+        return Meta(taken(normalize_axis(axis, len(x.shape))), x.dtype)
+    # the axis is known only at run time: keep the dims every axis would give alike
+    shapes = [taken(ax) for ax in range(len(x.shape))]
+    return Meta(tuple(d if all(s[i] == d for s in shapes) else -1
+                      for i, d in enumerate(shapes[0])), x.dtype)
 
 
 def _gather_axis(x, axis_tensor, axis: int) -> int:
