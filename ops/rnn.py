@@ -220,8 +220,9 @@ def _direction_backward(mode, layer_input, w: _Weights, records, d_out, dh, dc, 
 
 
 @rnn.def_grad
-def rnn_grad(input, prestate, weightlist, sequencelength, reserve, dout, dstate, *,  # noqa: A002
-             dropout_prob, is_bidirec, num_layers, mode, seed, is_test):
+def rnn_grad(input, prestate, weightlist, sequencelength, out, dropoutstate, reserve,  # noqa: A002
+             dout, dstate, *, dropout_prob, is_bidirec, num_layers, mode, seed, is_test):
+    # Out and DropoutState are read by Paddle's grad op (its slots); BPTT here needs neither
     _, _, masks, layers = _forward(
         input, prestate, weightlist, sequencelength, reserve, mode=mode, is_bidirec=is_bidirec,
         num_layers=num_layers, dropout_prob=dropout_prob, train=not is_test, seed=seed,

@@ -28,8 +28,17 @@ def reshape(x, shape: Sequence[int], name: str | None = None):
 
 
 def transpose(x, perm: Sequence[int], name: str | None = None):
-    out = apply_op("transpose2", {"X": x}, {"axis": list(perm)}, name=name, layer="transpose")
-    return out[0] if isinstance(out, tuple) else out
+    """Permute the dims of ``x`` (op ``transpose2``; in static mode with its XShape output,
+    ``transpose_<n>.tmp_1``, as Paddle appends it)."""
+    if not isinstance(x, Variable):
+        out = apply_op("transpose2", {"X": x}, {"axis": list(perm)})
+        return out[0] if isinstance(out, tuple) else out
+    helper = LayerHelper("transpose", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    x_shape = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(type="transpose2", inputs={"X": [x]},
+                     outputs={"Out": [out], "XShape": [x_shape]}, attrs={"axis": list(perm)})
+    return out
 
 
 def concat(x: Sequence[Any], axis: int = 0, name: str | None = None):
