@@ -203,7 +203,8 @@ def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
 
 
 # -- sum (paddle.add_n) ----------------------------------------------------------------------
-sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
+sum_op = register_op("sum", inputs=["X*"], outputs=["Out"],
+                     extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32"},
                      infer_shape=lambda xs, **_: xs[0])
 
 

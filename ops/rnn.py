@@ -28,7 +28,7 @@ rnn = register_op(
     "rnn", inputs=["Input", "PreState*", "WeightList*", "SequenceLength?"],
     outputs=["Out", "DropoutState?", "State*", "Reserve"], no_grad=["SequenceLength"],
     attrs={"dropout_prob": 0.0, "is_bidirec": False, "input_size": 10, "hidden_size": 100,
-           "num_layers": 1, "mode": "LSTM", "seed": 0, "is_test": False})
+           "num_layers": 1, "mode": "RNN_TANH", "seed": 0, "is_test": False})
 
 
 def _check_attrs(mode: str, num_weights: int, num_layers: int, directions: int) -> None:
