@@ -42,7 +42,7 @@ def _check_attrs(mode: str, num_weights: int, num_layers: int, directions: int) 
 
 @rnn.def_infer_shape
 def rnn_shape(x: Meta, pre_state: list, weights: list, seq_len=None, *, mode, is_bidirec,
-              hidden_size, num_layers, **_):
+              hidden_size, num_layers, dropout_prob, is_test, **_):
     directions = 2 if is_bidirec else 1
     _check_attrs(mode, len(weights), num_layers, directions)
     if len(x.shape) != 3:
@@ -52,8 +52,10 @@ def rnn_shape(x: Meta, pre_state: list, weights: list, seq_len=None, *, mode, is
         raise ValueError(f"rnn: mode {mode} takes {2 if mode == 'LSTM' else 1} PreState "
                          f"tensor(s), received {len(pre_state)}")
     out = Meta((x.shape[0], x.shape[1], directions * hidden_size), x.dtype)
-    return (out, Meta((-1,), VarType.UINT8), [Meta(s.shape, s.dtype) for s in pre_state],
-            Meta((-1,), VarType.UINT8))
+    dropping = not is_test and dropout_prob > 0 and num_layers > 1
+    reserve = Meta((num_layers - 1,) + out.shape if dropping else (0,), VarType.UINT8)
+    return (out, Meta((0,), VarType.UINT8), [Meta(s.shape, s.dtype) for s in pre_state],
+            reserve)
 
 
 class _Weights:
