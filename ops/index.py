@@ -9,7 +9,8 @@ from .types import Meta, VarType, to_numpy_dtype
 
 # -- gather: the axis is the attr, or the dispensable Axis tensor (paddle.gather(x, i, axis=t)) --
 gather = register_op("gather", inputs=["X", "Index", "Axis?"], outputs=["Out"],
-                     attrs={"overwrite": True, "axis": 0}, no_grad=["Index", "Axis"])
+                     attrs={"axis": 0}, no_grad=["Index", "Axis"],
+                     extra_attrs={"overwrite": True})  # older Paddle saved it; 2.6 drops it
 
 
 @gather.def_infer_shape
@@ -58,7 +59,7 @@ def _scatter_add(like, flat, rows, ax: int):
 # The Axis slot and the axis attr share a name, which a def_grad rule cannot tell apart: the grad
 # op is declared (as Paddle's gather_grad) and made by a grad maker.
 gather_grad = register(OpDef("gather_grad", inputs=["X", "Index", "Axis?", "Out@GRAD"],
-                             outputs=["X@GRAD?"], attrs={"overwrite": True, "axis": 0},
+                             outputs=["X@GRAD?"], attrs={"axis": 0},
                              differentiable=False))
 gather_grad.forward = gather
 

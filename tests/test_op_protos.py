@@ -19,7 +19,7 @@ PROTOS = RECORD["protos"]
 
 # Deliberate differences, each with its reason.
 KNOWN = {
-    # paddle.gather (2.6) still sets it, though the proto dropped it; Paddle accepts it
+    # saved by older Paddle programs (gather's proto dropped it): accepted, never emitted
     "gather: attr 'overwrite' is not Paddle's",
     # set by Paddle's fc fuse pass on the fc ops it makes (framework/ir), outside any proto
     "fc: attr 'ALL_KERNELS_MUST_COMPUTE_RUNTIME_SHAPE' is not Paddle's",

@@ -220,9 +220,8 @@ def _tril_triu(api: str, x, diagonal: int, name: str | None):
     attrs = {"diagonal": diagonal, "lower": api == "tril"}
     if in_dynamic_mode() and not isinstance(x, Variable):
         return apply_op("tril_triu", {"X": x}, attrs)
-    helper = LayerHelper(api, name=name)
-    out = (helper.create_variable(name=name, dtype=x.dtype, persistable=False) if name else
-           helper.create_variable_for_type_inference(x.dtype))
+    helper = LayerHelper(api, name=name)     # Paddle names the output tril_<n> / triu_<n>
+    out = helper.create_variable(name=helper.name, dtype=x.dtype, persistable=False)
     helper.append_op(type="tril_triu", inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
     return out
 

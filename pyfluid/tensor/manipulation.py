@@ -134,11 +134,11 @@ def gather(x, index, axis: Any = None, name: str | None = None):
             raise TypeError(f"gather: axis must be an int32 or int64 tensor, received "
                             f"{axis.dtype}")
         return layer_op("gather", "gather", {"X": x, "Index": index, "Axis": axis},
-                        {"overwrite": False}, name=name)[0]
+                        name=name)[0]
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"gather: axis must be an int or an int tensor, received {axis!r}")
     return layer_op("gather", "gather", {"X": x, "Index": index},
-                    {"axis": int(axis), "overwrite": False}, name=name)[0]
+                    {"axis": int(axis)}, name=name)[0]
 
 
 def take_along_axis(arr, indices, axis: int, broadcast: bool = True):
