@@ -25,7 +25,6 @@ from ...tensor.creation import arange, full
 from ...tensor.logic import less_than
 from ...tensor.manipulation import cast, concat, stack, transpose, unsqueeze
 from ..initializer import Constant
-from .. import functional as F
 from .container import LayerList
 from .layers import Layer
 from .rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
@@ -124,6 +123,11 @@ class RNNBase(LayerList):
                  weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
                  bias_hh_attr=None, activation: str = "tanh"):
         super().__init__()
+        if bias_ih_attr is False or bias_hh_attr is False:
+            # Paddle 2.6 fails here too (its flatten_parameters indexes past its weight list)
+            raise ValueError(f"{type(self).__name__} needs both biases: bias_ih_attr=False / "
+                             "bias_hh_attr=False are not supported (as in Paddle 2.6); use "
+                             "paddle.nn.RNN / BiRNN over cells for a network without biases")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.dropout, self.time_major, self.num_layers = dropout, time_major, num_layers
         self.num_directions = 2 if direction in _BIDIRECTIONAL else 1
@@ -146,16 +150,9 @@ class RNNBase(LayerList):
             raise ValueError(f"direction should be forward or bidirect (or bidirectional), "
                              f"received direction = {direction}")
         params = self.parameters()
-        self.could_use_cudnn = len(params) == num_layers * 4 * self.num_directions
-        names = []
-        for layer in range(num_layers):
-            for d in range(self.num_directions):
-                suffix = "_reverse" if d == 1 else ""
-                names += [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
-                if bias_ih_attr is not False:
-                    names.append(f"bias_ih_l{layer}{suffix}")
-                if bias_hh_attr is not False:
-                    names.append(f"bias_hh_l{layer}{suffix}")
+        names = [f"{kind}_l{layer}{'_reverse' if d else ''}"
+                 for layer in range(num_layers) for d in range(self.num_directions)
+                 for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
         for name, param in zip(names, params):
             setattr(self, name, param)
         self.flatten_parameters()
@@ -163,8 +160,6 @@ class RNNBase(LayerList):
     def flatten_parameters(self) -> None:
         """Paddle's weight order for the op (all weights, then all biases) and its cuDNN
         leftovers: the flat parameter, its startup coalesce_tensor, the dropout state."""
-        if not self.could_use_cudnn:
-            return
         params = self.parameters(include_sublayers=False)
         order = [None] * len(params)
         for i, param in enumerate(params):
@@ -228,28 +223,7 @@ class RNNBase(LayerList):
                                    for _ in range(self.state_components))
         elif isinstance(initial_states, (Variable, Tensor)):
             initial_states = [initial_states]
-        if self.could_use_cudnn:
-            return self._op_impl(inputs, initial_states, sequence_length)
-        return self._layer_by_layer(inputs, initial_states, sequence_length)
-
-    def _layer_by_layer(self, inputs, initial_states, sequence_length):
-        """Without biases the cells run one layer at a time (Paddle's fallback)."""
-        components = [initial_states] if self.state_components == 1 else initial_states
-        rows = [[c[i] for c in components] for i in range(self.num_layers * self.num_directions)]
-        rows = [r[0] if self.state_components == 1 else tuple(r) for r in rows]
-        if self.num_directions == 2:
-            rows = list(zip(rows[::2], rows[1::2]))
-        finals = []
-        for i, layer in enumerate(self):
-            if i > 0:
-                inputs = F.dropout(inputs, self.dropout, training=self.training,
-                                   mode="upscale_in_train")
-            inputs, final = layer(inputs, rows[i], sequence_length)
-            finals.append(final)
-        flat = [s for f in finals for s in (f if self.num_directions == 2 else [f])]
-        if self.state_components == 1:
-            return inputs, stack(flat)
-        return inputs, tuple(stack([f[k] for f in flat]) for k in range(self.state_components))
+        return self._op_impl(inputs, initial_states, sequence_length)
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
