@@ -1,5 +1,5 @@
 """The sequence-model and general ops (shape, size, range, tril_triu, index_select,
-take_along_axis, gather with Axis, bmm, einsum, sin/cos/ceil, rnn, coalesce_tensor) against
+take_along_axis, gather with Axis, bmm, einsum, sin/cos/ceil, rnn) against
 NumPy through the Executor (run_op also checks inferred shapes against computed ones), and
 their shape rules with unknown (-1) dims. The zoo models in tests/paddle_models check the same
 ops against Paddle's own outputs."""
@@ -263,14 +263,6 @@ def test_rnn_rejects_a_short_weight_list():
     inputs = {"Input": u(2, 1, 3), "PreState": [u(1, 1, 4)], "WeightList": [u(4, 3), u(4, 4)]}
     with pytest.raises(ShapeError, match=r"WeightList must hold 4 \* num_layers"):
         run_op("rnn", inputs, {"mode": "GRU", "hidden_size": 4}, n_outputs=1)
-
-
-def test_coalesce_tensor_copies_and_fuses():
-    a, b = u(2, 3), u(4)
-    out = run_op("coalesce_tensor", {"Input": [a, b]}, {"copy_data": True, "dtype": 6},
-                 n_outputs=2)
-    np.testing.assert_array_equal(out["Output"][0], a)
-    np.testing.assert_array_equal(out["FusedOutput"], np.concatenate([a.ravel(), b]))
 
 
 # -- declarations widened to Paddle's protos ----------------------------------------------------
