@@ -45,122 +45,16 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from .types import AttrType, attr_type_of, coerce_attr
+from .types import AttrType
 
-GRAD_SUFFIX = "@GRAD"
-EMPTY_VAR = "@EMPTY@"
-
-# Op roles (Paddle's OpRole bit flags).
-ROLE_FORWARD, ROLE_BACKWARD, ROLE_OPTIMIZE, ROLE_LRSCHED = 0x0000, 0x0001, 0x0002, 0x0010
-ROLE_LOSS, ROLE_NOT_SPECIFIED = 0x0100, 0x1000
-
-
-def grad_name(name: str) -> str:
-    """The gradient variable of ``name``: ``x`` -> ``x@GRAD``."""
-    return name + GRAD_SUFFIX
-
-
-class Slot(NamedTuple):
-    name: str
-    duplicable: bool = False
-    dispensable: bool = False
-    extra: bool = False         # Paddle's AsExtra(): dropped from saved inference programs
-
-
-# What an op's outputs may share a buffer with (``OpDef.aliasing``).
-FRESH, VIEWS, ANY = "fresh", "views", "any"
-
-
-class Aliasing(NamedTuple):
-    """What the outputs of an op's (pure) kernel may share a buffer with, derived from its
-    declaration. The Executor's one alias model (executor/aliasing.py) reads only this, and
-    tests/test_op_aliasing.py runs every registered kernel to check it.
-
-    ``kind``:
-
-    * ``FRESH`` (the default): kernels are pure and return arrays that share no buffer with
-      the op's inputs.
-    * ``VIEWS``: outputs may be views of the first input (``views_input=True``).
-    * ``ANY``: outputs may be anything, an input itself included: py_func (user code,
-      ``def_op_kernel``), ops declared ``may_alias=True``, and grad ops derived by ``def_grad``,
-      whose identity gradients return the incoming gradient ``<Out>@GRAD`` (or a view of it).
-
-    ``sources``: the input slots the outputs may share a buffer with (empty for ``FRESH``;
-    the first input for ``VIEWS``; the ``@GRAD`` slots for a derived grad op, every input slot
-    otherwise). ``inplace`` (``def_inplace_kernel(ParamOut="Param")``):
-    output slot -> the input slot whose buffer the in-place kernel writes; the pure kernel's
-    result for such a slot shares a buffer with that input at most. ``owned``
-    (``fresh_outputs=True``): every output is a newly allocated, writable array of its own,
-    so a later in-place kernel may overwrite it (buffer reuse)."""
-    kind: str
-    sources: tuple = ()
-    inplace: dict = {}
-    owned: bool = False
-
-    def output_sources(self, out_slot: str) -> tuple:
-        """The input slots that output slot ``out_slot`` may share a buffer with."""
-        if self.kind == FRESH:
-            return ()
-        paired = self.inplace.get(out_slot)
-        return (paired,) if paired is not None else self.sources
-
-
-class AttrSpec(NamedTuple):
-    type: AttrType
-    default: Any
-
-
-# Attributes every op may carry (Paddle's OpProtoAndCheckerMaker); kernels never see them.
-COMMON_ATTRS = {
-    "op_role": AttrSpec(AttrType.INT, ROLE_FORWARD),
-    "op_role_var": AttrSpec(AttrType.STRINGS, []),
-    "op_namescope": AttrSpec(AttrType.STRING, "/"),
-    "op_callstack": AttrSpec(AttrType.STRINGS, []),
-    "op_device": AttrSpec(AttrType.STRING, ""),
-    "with_quant_attr": AttrSpec(AttrType.BOOLEAN, False),
-}
-
-
-def _parse_slot(spec: str) -> Slot:
-    name = spec.rstrip("*?")
-    suffix = spec[len(name):]
-    return Slot(name, "*" in suffix, "?" in suffix)
-
-
-def _mark_extra(op_type: str, slots: tuple, extra: Sequence[str]) -> tuple:
-    """Output slots with those named in ``extra`` marked extra (and so dispensable)."""
-    unknown = set(extra) - {s.name for s in slots}
-    if unknown:
-        raise ValueError(f"op '{op_type}': extra_outputs {sorted(unknown)} are not output slots "
-                         f"(declared: {[s.name for s in slots]})")
-    return tuple(s._replace(dispensable=True, extra=True) if s.name in extra else s for s in slots)
-
-
-def _slot_names(slots: tuple) -> tuple:
-    return tuple(s.name for s in slots)
-
-
-def _declared_aliasing(inputs: tuple, views_input: bool, fresh_outputs: bool,
-                       may_alias: bool) -> Aliasing:
-    """``OpDef.aliasing`` from the declaration keywords."""
-    if may_alias:
-        return Aliasing(ANY, _slot_names(inputs))
-    if views_input:
-        return Aliasing(VIEWS, _slot_names(inputs[:1]))
-    return Aliasing(FRESH, (), {}, bool(fresh_outputs))
-
-
-def _parse_attr(name: str, spec: Any) -> AttrSpec:
-    """The declared type and default; the default in the form ops store (FLOAT: float32)."""
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], AttrType):
-        attr_type, default = spec
-    else:
-        attr_type, default = attr_type_of(spec), spec
-    return AttrSpec(attr_type, coerce_attr(default, attr_type) if default is not None else None)
+from .declaration import (  # noqa: F401  (re-exported: op authors and the framework use them)
+    ANY, COMMON_ATTRS, EMPTY_VAR, FRESH, GRAD_SUFFIX, ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS,
+    ROLE_LRSCHED, ROLE_NOT_SPECIFIED, ROLE_OPTIMIZE, VIEWS, Aliasing, AttrSpec, Slot,
+    declared_aliasing, grad_name, mark_extra, parse_attr, parse_slot, slot_names)
 
 
 class OpDef:
@@ -174,12 +68,12 @@ class OpDef:
                  extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
                  may_alias: bool = False):
         self.type = type
-        self.inputs = tuple(_parse_slot(s) for s in inputs)
-        self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
-        self.attrs = {k: _parse_attr(k, v) for k, v in (attrs or {}).items()}
+        self.inputs = tuple(parse_slot(s) for s in inputs)
+        self.outputs = mark_extra(type, tuple(parse_slot(s) for s in outputs), extra_outputs)
+        self.attrs = {k: parse_attr(k, v) for k, v in (attrs or {}).items()}
         # Paddle's "extra" attrs (use_cudnn, data_format, ...): accepted and kept when given,
         # never filled in by default (saved models omit them) and never passed to kernels.
-        self.extra_attrs = {k: _parse_attr(k, v) for k, v in (extra_attrs or {}).items()}
+        self.extra_attrs = {k: parse_attr(k, v) for k, v in (extra_attrs or {}).items()}
         self.infer_shape = infer_shape
         # -- how it runs
         self.has_kernel = has_kernel                # False: handled by the executor (feed/fetch)
@@ -190,7 +84,7 @@ class OpDef:
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.foldable = foldable                    # without inputs, the same value every run
         # -- what its outputs may share a buffer with (all aliasing facts, one object)
-        self.aliasing = _declared_aliasing(self.inputs, views_input, fresh_outputs, may_alias)
+        self.aliasing = declared_aliasing(self.inputs, views_input, fresh_outputs, may_alias)
         # -- its gradient
         self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
         self.differentiable = differentiable
@@ -239,7 +133,7 @@ class OpDef:
         (py_func: output count, @EMPTY@ outputs, declared shapes); used by the Executor.
         Such kernels run user code: their outputs may be anything (``ANY``)."""
         self.op_kernel = fn
-        self.aliasing = self.aliasing._replace(kind=ANY, sources=_slot_names(self.inputs),
+        self.aliasing = self.aliasing._replace(kind=ANY, sources=slot_names(self.inputs),
                                                owned=False)
         return fn
 

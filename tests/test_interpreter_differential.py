@@ -9,7 +9,7 @@ import pytest
 import pyfluid as paddle
 from pyfluid import static
 from pyfluid.executor.interpreter import run_block
-from pyfluid.framework.math_ops import append_simple_op
+from pyfluid.framework.op_append import append_simple_op
 
 F = paddle.nn.functional
 

@@ -20,11 +20,20 @@ import test_op_grads
 import test_ops_forward
 from pyfluid.executor.interpreter import read, run_op
 from pyfluid.framework import Program
-from pyfluid.ops import get_op, registered_ops
+from pyfluid.ops import comm, get_op, registered_ops
 from pyfluid.ops.registry import EMPTY_VAR, GRAD_SUFFIX
 from pyfluid.ops.types import VarType
 
 _rng = np.random.default_rng(5)
+
+
+@pytest.fixture(autouse=True)
+def one_rank_world():
+    """The collective ops' samples run in a world of one process (no MPI)."""
+    comm.set_communicator(0, comm.LocalCommunicator())
+    yield
+    comm.set_communicator(0, None)
+
 FP32 = int(VarType.FP32)
 
 
@@ -52,6 +61,24 @@ _ADAM = lambda: {"Param": f32(3, 2), "Grad": f32(3, 2), "LearningRate": pos32(1)
                  "Beta2Pow": pos32(1) / 4}
 
 EXTRA = [   # ops the grad and forward tables do not cover
+    Sample("barrier", {"X": f32(2)}),
+    Sample("c_allgather", {"X": f32(2, 3)}, {"nranks": 1}),
+    Sample("c_allreduce_max", {"X": f32(2, 3)}),
+    Sample("c_allreduce_min", {"X": f32(2, 3)}),
+    Sample("c_allreduce_prod", {"X": f32(2, 3)}),
+    Sample("c_allreduce_sum", {"X": f32(2, 3)}),
+    Sample("c_allreduce_sum", {"X": f32(2, 3), "Cond": np.array([False])}),
+    Sample("c_allreduce_start", {"X": [f32(2, 3), f32(4)]}),
+    Sample("c_allreduce_wait", {"X": comm.Done([f32(2, 3), f32(4)])},
+           output_counts={"Out": 2}),
+    Sample("c_broadcast", {"X": f32(2, 3)}),
+    Sample("c_comm_init", {"X": np.zeros(0, "uint8")}, {"nranks": 1}),
+    Sample("c_gen_nccl_id", {}),
+    Sample("c_sync_calc_stream", {"X": f32(2, 3)}),
+    Sample("c_sync_comm_stream", {"X": [f32(2, 3), f32(4)]}, output_counts={"Out": 2}),
+    Sample("coalesce_tensor", {"Input": [f32(2, 3), f32(4)]}, {"copy_data": True},
+           output_counts={"Output": 2}),
+    Sample("depend", {"X": f32(2, 3), "Dep": [f32(1)]}),
     Sample("accuracy", {"Out": pos32(4, 2), "Indices": i64(4, 2), "Label": i64(4, 1)}),
     Sample("adam", _ADAM()),
     Sample("adamw", _ADAM(), {"with_decay": True, "coeff": 0.1}),
@@ -121,6 +148,9 @@ def _arrays(value) -> list:
 
 
 def _var(block, name: str, like) -> None:
+    if isinstance(like, comm.Done):       # a pending reduction (c_allreduce_wait's input)
+        block.create_var(name=name, type=VarType.RAW)
+        return
     like = np.asarray(like)
     block.create_var(name=name, shape=like.shape, dtype=like.dtype.name)
 
@@ -136,7 +166,7 @@ def build(sample: Sample):
         inputs[slot] = []
         for i, array in enumerate(arrays):
             name = f"in_{slot}_{i}".replace("@", "_").lower()
-            env[name] = np.asarray(array)
+            env[name] = array if isinstance(array, comm.Done) else np.asarray(array)
             _var(block, name, array)
             inputs[slot].append(name)
     first = next(iter(env.values()), np.zeros(1))
