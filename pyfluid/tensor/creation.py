@@ -158,7 +158,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
             inputs[slot] = v if convert_dtype(v.dtype) == vtype else cast(v, vtype)
         else:
             inputs[slot] = full_constant([1], vtype, v, force_cpu=True)
-            inputs[slot].op.attrs["op_device"] = "cpu"      # Paddle's device_guard("cpu")
+            inputs[slot].op._set_attr("op_device", "cpu")   # Paddle's device_guard("cpu")
     helper = LayerHelper("range", name=name)
     out = helper.create_variable_for_type_inference(vtype, stop_gradient=True)
     helper.append_op(type="range", inputs=inputs, outputs={"Out": out})
