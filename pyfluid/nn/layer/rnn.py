@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from ..._dispatch import apply_op, is_static
 from ...engine.tensor import Tensor
 from ...framework.context import in_dynamic_mode
 from ...framework.layer_helper import LayerHelper
@@ -195,8 +196,7 @@ class RNNBase(LayerList):
                      "PreState": list(initial_states)}
         if sequence_length is not None:
             op_inputs["SequenceLength"] = sequence_length
-        if isinstance(inputs, Tensor) and not isinstance(sequence_length, Variable):
-            from ..._dispatch import apply_op   # the public dispatcher
+        if not is_static(op_inputs):
             out, _, state, _ = apply_op("rnn", op_inputs, attrs)
         else:
             helper = LayerHelper(self._full_name, name=self._full_name)
