@@ -1,12 +1,15 @@
 """paddle.nn's recurrent layers: LSTM / GRU / SimpleRNN (one rnn op) against a step-by-step
-NumPy reference, the cell loops (RNN, BiRNN) against the stacks they mirror, and the same
-layers in static programs against eager mode."""
+NumPy reference, the cell loops (RNN, BiRNN) against the stacks they mirror, the same layers in
+static programs against eager mode, and a saved LSTM model run by Paddle 2.6."""
 from __future__ import annotations
+
+import subprocess
 
 import numpy as np
 import pytest
 
 import pyfluid as paddle
+from test_paddle_interop import PADDLE_PYTHON
 from test_sequence_ops import _reference_rnn
 
 _rng = np.random.default_rng(17)
@@ -137,3 +140,43 @@ def test_stacks_need_both_biases():
         paddle.nn.GRU(4, 3, bias_ih_attr=False)
     cell = paddle.nn.GRUCell(4, 3, bias_hh_attr=False)      # the cells take it: zero biases
     assert cell.bias_hh.stop_gradient and not cell.bias_hh.numpy().any()
+
+
+_PADDLE_SIDE = """
+import sys, numpy as np, paddle
+paddle.enable_static()
+exe = paddle.static.Executor(paddle.CPUPlace())
+program, feeds, fetches = paddle.static.load_inference_model(sys.argv[1] + "/m", exe)
+data = np.load(sys.argv[1] + "/io.npz")
+outs = exe.run(program, feed={"x": data["x"], "sl": data["sl"]}, fetch_list=fetches)
+np.savez(sys.argv[1] + "/paddle.npz", *outs)
+"""
+
+
+def test_an_lstm_einsum_model_saved_here_runs_in_paddle(tmp_path):
+    """pyfluid's LSTM (rnn op) + einsum + tril program, saved with save_inference_model,
+    gives our outputs in Paddle 2.6 (needs PADDLE_PYTHON, as tests/test_paddle_interop.py)."""
+    if PADDLE_PYTHON is None:
+        pytest.skip("real Paddle not installed (set PADDLE_PYTHON, see docs/interop.md)")
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [-1, 5, 4], "float32")
+            lengths = paddle.static.data("sl", [-1], "int64")
+            y, (h, _) = paddle.nn.LSTM(4, 3, num_layers=2, direction="bidirect")(
+                x, sequence_length=lengths)
+            scores = paddle.tril(paddle.einsum("bid,bjd->bij", y, y))
+        exe = paddle.static.Executor()
+        exe.run(startup)
+        ours = exe.run(main, feed={"x": X, "sl": LENGTHS}, fetch_list=[y, h, scores])
+        paddle.static.save_inference_model(str(tmp_path / "m"), [x, lengths], [y, h, scores],
+                                           exe, program=main)
+    finally:
+        paddle.disable_static()
+    np.savez(tmp_path / "io.npz", x=X, sl=LENGTHS)
+    subprocess.run([PADDLE_PYTHON, "-c", _PADDLE_SIDE, str(tmp_path)], check=True,
+                   capture_output=True)
+    with np.load(tmp_path / "paddle.npz") as theirs:
+        for i, mine in enumerate(ours):
+            np.testing.assert_allclose(theirs[f"arr_{i}"], mine, rtol=1e-5, atol=1e-6)
