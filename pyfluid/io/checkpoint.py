@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import warnings
 from typing import Any
 
@@ -19,7 +18,7 @@ from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
 from . import atomic
 from .errors import ModelFileError
-from .pickles import dump_arrays, join_big_arrays, load_arrays
+from .pickles import UnsafePickleError, dump_arrays, join_big_arrays, load_arrays
 from .tensor_stream import TensorStreamError, tensor_from_bytes
 from .variables import (check_value, commit, read_bytes, read_combined, read_separate,
                         scope_arrays)
@@ -154,7 +153,7 @@ def _values(variables: list[Variable], scope) -> dict[str, np.ndarray]:
 def _load_pickle(path: str) -> dict[str, np.ndarray]:
     try:
         return load_arrays(read_bytes(path))
-    except pickle.UnpicklingError as exc:
+    except UnsafePickleError as exc:
         raise ModelFileError(path, f"{exc}. Checkpoint pickles may hold only a dict of names to "
                              "plain numpy arrays; this file was not written by "
                              "paddle.static.save or is corrupt.") from None

@@ -12,6 +12,7 @@ import numpy as np
 from .atomic import write_file
 from .errors import ModelFileError
 from .pickles import UnsafePickleError, _PaddlePickler, load_state, split_big_arrays
+from .variables import read_bytes
 
 NAME_TABLE_KEY = "StructuredToParameterName@@"
 
@@ -55,12 +56,12 @@ def load(path: str, **configs: Any) -> dict:
     from ..framework.context import in_dynamic_mode
     if not os.path.isfile(path):
         raise ValueError(f"The ``path`` ({path}) to load model not exists.")
-    with open(path, "rb") as handle:
-        data = handle.read()
     try:
-        state = load_state(data)
+        state = load_state(read_bytes(path))
     except UnsafePickleError as exc:
-        raise ModelFileError(f"{path}: {exc}") from None
+        raise ModelFileError(path, f"{exc}. paddle.load reads only state dicts of numpy arrays "
+                             "(and dicts of numbers); this file was not written by paddle.save "
+                             "or is corrupt.") from None
     if not configs.get("keep_name_table", False):
         state.pop(NAME_TABLE_KEY, None)
     as_numpy = configs.get("return_numpy", False) or not in_dynamic_mode()
