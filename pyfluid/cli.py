@@ -22,7 +22,8 @@ from .executor import CPUPlace, Executor, Scope, scope_guard
 from .framework.program import Program
 from .framework.program import program_from_bytes
 from .io import ModelFileError, load_inference_model
-from .io.variables import read_bytes
+from .io import manifest
+from .io.safe_read import PROGRAM_LIMIT, read_file
 
 _GRAPHVIZ_MISSING = ("Graphviz is not installed: install its `dot` program (apt-get install "
                      "graphviz, brew install graphviz or conda install graphviz) to render "
@@ -69,7 +70,9 @@ def _prefix(model: str) -> str:
 
 def _read_program(model: str) -> Program:
     path = _prefix(model) + ".pdmodel"
-    return program_from_bytes(read_bytes(path), path)
+    data = read_file(path, PROGRAM_LIMIT)
+    manifest.check(path, data)
+    return program_from_bytes(data, path)
 
 
 def _targets(program: Program) -> tuple[list[str], list[str]]:

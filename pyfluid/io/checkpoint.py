@@ -16,12 +16,12 @@ from ..framework.program import Program
 from ..framework.program_state import is_belong_to_optimizer, is_parameter, is_persistable
 from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
-from . import atomic
+from . import manifest
 from .errors import ModelFileError
 from .pickles import UnsafePickleError, dump_arrays, join_big_arrays, load_arrays
 from .tensor_stream import TensorStreamError, tensor_from_bytes
-from .variables import (check_value, commit, read_bytes, read_combined, read_separate,
-                        scope_arrays)
+from .safe_read import path_inside, read_file
+from .variables import check_value, commit, read_combined, read_separate, scope_arrays
 
 _logger = logging.getLogger(__name__)
 _SUFFIXES = (".pdparams", ".pdopt", ".pdmodel")
@@ -29,7 +29,8 @@ _SUFFIXES = (".pdparams", ".pdopt", ".pdmodel")
 
 def save(program: Program, model_path: str, protocol: int = 4, **configs: Any) -> None:
     """Write ``<model_path>.pdparams``, ``.pdopt`` and ``.pdmodel`` (values from the global
-    scope). All three are replaced atomically, after every value has been gathered."""
+    scope) and the save manifest ``.pdsha256``, after every value has been gathered: a failed
+    or killed save leaves the previous files, or a mix that loading refuses."""
     if not os.path.basename(model_path):
         raise AssertionError("The input model_path MUST be format of dirname/filename [dirname\\"
                              "filename in Windows system], but received model_path is empty "
@@ -50,7 +51,7 @@ def save(program: Program, model_path: str, protocol: int = 4, **configs: Any) -
     optimizer_vars = _unique(v for v in program.list_vars() if is_belong_to_optimizer(v))
     whole = program.clone()
     whole.desc._set_version()
-    atomic.write_files({
+    manifest.save_files({
         model_path + ".pdparams": dump_arrays(_values(params, scope), protocol),
         model_path + ".pdopt": dump_arrays(_values(optimizer_vars, scope), protocol),
         model_path + ".pdmodel": program_to_bytes(whole),
@@ -88,12 +89,14 @@ def load_program_state(model_path: str, var_list: list[Variable] | None = None) 
             raise ValueError("var_list can not be None when model_path is a file type")
         if os.path.isfile(model_path):
             ordered = sorted(var_list, key=lambda v: v.name)
-            return read_combined(read_bytes(model_path), ordered, model_path)
+            return read_combined(read_file(model_path), ordered, model_path)
         return _read_folder(model_path, var_list)
     state = _load_pickle(params_path)
     opt_path = prefix + ".pdopt"
     if os.path.exists(opt_path):
         state.update(_load_pickle(opt_path))
+    else:
+        manifest.check_present(opt_path)
     return state
 
 
@@ -151,8 +154,10 @@ def _values(variables: list[Variable], scope) -> dict[str, np.ndarray]:
 
 
 def _load_pickle(path: str) -> dict[str, np.ndarray]:
+    data = read_file(path)
+    manifest.check(path, data)
     try:
-        return load_arrays(read_bytes(path))
+        return load_arrays(data)
     except UnsafePickleError as exc:
         raise ModelFileError(path, f"{exc}. Checkpoint pickles may hold only a dict of names to "
                              "plain numpy arrays; this file was not written by "
@@ -194,7 +199,7 @@ def _load_save_vars_layout(program: Program, model_path: str, executor: Any,
             if var.name not in names:
                 raise LookupError(f"loaded var [{var.name}] is not in program variable list")
         ordered = sorted(_unique(var_list), key=lambda v: v.name)
-        return read_combined(read_bytes(model_path), ordered, model_path)
+        return read_combined(read_file(model_path), ordered, model_path)
     raise FileNotFoundError(f"No checkpoint at '{model_path}': neither "
                             f"'{_strip_suffix(model_path)}.pdparams' nor a save_vars folder or "
                             "file exists")
@@ -206,10 +211,10 @@ def _read_folder(folder: str, var_list: list[Variable] | None) -> dict[str, np.n
     state = {}
     for root, _, names in os.walk(folder):
         for f in names:
-            path = os.path.join(root, f)
+            name = os.path.relpath(os.path.join(root, f), folder).replace("\\", "/")
+            path = path_inside(folder, name)
             try:
-                state[os.path.relpath(path, folder).replace("\\", "/")], _ = \
-                    tensor_from_bytes(read_bytes(path))
+                state[name], _ = tensor_from_bytes(read_file(path))
             except TensorStreamError as exc:
                 raise ModelFileError(path, str(exc)) from None
     return state
