@@ -16,6 +16,7 @@ from ..framework.program import Program
 from ..framework.program_state import is_belong_to_optimizer, is_parameter, is_persistable
 from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
+from ..ops.types import to_numpy_dtype
 from . import manifest
 from .errors import ModelFileError
 from .pickles import UnsafePickleError, dump_arrays, join_big_arrays, load_arrays
@@ -115,14 +116,22 @@ def set_program_state(program: Program, state_dict: dict) -> None:
         if var.name not in state_dict:
             continue
         new = np.asarray(state_dict[var.name])
-        old = np.asarray(held.get_tensor()) if held.is_initialized() else None
-        if old is not None and old.shape != new.shape:
+        if held.is_initialized():
+            old = np.asarray(held.get_tensor())
+            shape_fits, dtype_fits = old.shape == new.shape, old.dtype == new.dtype
+            shape, dtype = old.shape, old.dtype
+        else:              # no value yet: the program's declaration decides (-1 = any size)
+            shape, dtype = var.shape, to_numpy_dtype(var.dtype)
+            shape_fits = len(shape) == new.ndim and all(
+                d < 0 or d == n for d, n in zip(shape, new.shape))
+            dtype_fits = var._dtype is None or dtype == new.dtype
+        if not shape_fits:
             raise AssertionError("Parameter's shape does not match, the Program requires a "
-                                 f"parameter with the shape of ({old.shape}), while the loaded "
+                                 f"parameter with the shape of ({shape}), while the loaded "
                                  f"parameter (namely [ {var.name} ]) has a shape of ({new.shape}).")
-        if old is not None and old.dtype != new.dtype:
+        if not dtype_fits:
             raise AssertionError("Parameter's data type does not match, the Program requires a "
-                                 f"parameter with a dtype of ({old.dtype}), while the loaded "
+                                 f"parameter with a dtype of ({dtype}), while the loaded "
                                  f"parameter (namely [ {var.name} ]) has a dtype of ({new.dtype}).")
         updates[var.name] = np.array(new, copy=True)
         used.add(var.name)
