@@ -128,11 +128,13 @@ def set_program_state(program: Program, state_dict: dict) -> None:
         if not shape_fits:
             raise AssertionError("Parameter's shape does not match, the Program requires a "
                                  f"parameter with the shape of ({shape}), while the loaded "
-                                 f"parameter (namely [ {var.name} ]) has a shape of ({new.shape}).")
+                                 f"parameter (namely [ {var.name} ]) has a shape of "
+                                 f"({new.shape}).")
         if not dtype_fits:
             raise AssertionError("Parameter's data type does not match, the Program requires a "
                                  f"parameter with a dtype of ({dtype}), while the loaded "
-                                 f"parameter (namely [ {var.name} ]) has a dtype of ({new.dtype}).")
+                                 f"parameter (namely [ {var.name} ]) has a dtype of "
+                                 f"({new.dtype}).")
         updates[var.name] = np.array(new, copy=True)
         used.add(var.name)
     unused = [k for k in state_dict if k not in used]

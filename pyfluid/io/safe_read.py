@@ -44,7 +44,8 @@ def read_file(path: str, limit: int | None = None) -> bytes:
         raise ModelFileError(path, f"it has {before.st_size} bytes, more than the {limit} such a "
                              "file may have")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ModelFileError(path, f"it cannot be opened ({exc.strerror})") from None
     with os.fdopen(fd, "rb") as f:
