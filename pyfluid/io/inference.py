@@ -258,6 +258,7 @@ def _parse_program(data: Any, source: str) -> Program:
         program = program_from_bytes(bytes(data), source)
         verify(program)
         _check_tensor_types(program)
+        _check_attribute_values(program)
         _feed_fetch_names(program)
     except ProgramError as exc:
         raise ModelFileError(source, str(exc)) from None
@@ -269,6 +270,34 @@ def _check_tensor_types(program: Program) -> None:
         if var._dtype is not None and not var._dtype.is_dtype:
             raise ProgramError(f"variable '{var.name}' has element type {var._dtype.name}, "
                                "which is not a data type")
+
+
+_DTYPE_ATTRS = ("dtype", "in_dtype", "out_dtype")
+_MAX_RANK = 64
+
+
+def _check_attribute_values(program: Program) -> None:
+    """Data-type and shape attributes a kernel would turn into a NumPy dtype or an array:
+    refused here, naming the op, rather than failing deep inside a run."""
+    for block in program.blocks:
+        for index, op in enumerate(block.ops):
+            where = f"op #{index} '{op.type}' of block {block.idx}"
+            for name in _DTYPE_ATTRS:
+                value = op.attrs.get(name)
+                if type(value) is int and value != -1 and not _is_dtype(value):
+                    raise ProgramError(f"{where}: attribute {name}={value} is not a data type "
+                                       f"(a VarType such as {int(VarType.FP32)} for float32)")
+            shape = op.attrs.get("shape")
+            if isinstance(shape, (list, tuple)) and len(shape) > _MAX_RANK:
+                raise ProgramError(f"{where}: attribute shape has rank {len(shape)}; at most "
+                                   f"{_MAX_RANK} is supported")
+
+
+def _is_dtype(value: int) -> bool:
+    try:
+        return VarType(value).is_dtype
+    except ValueError:
+        return False
 
 
 def _feed_fetch_names(program: Program) -> tuple[list[str], list[str]]:

@@ -147,3 +147,21 @@ def test_set_program_state_checks_shapes_against_the_program():
     with pytest.raises((AssertionError, ValueError), match=r"shape"):
         paddle.static.set_program_state(main, {weight.name: np.zeros((5, 3), "float32")})
     assert not global_scope().find_var(weight.name).is_initialized()
+
+
+@pytest.mark.parametrize("attr, value, message", [
+    ("dtype", 999, "attribute dtype=999 is not a data type"),
+    ("shape", [2] * 80, "attribute shape has rank 80"),
+])
+def test_bad_attribute_values_are_refused_naming_the_op(attr, value, message, tmp_path):
+    x = paddle.static.data("x", [None, 3], "float32")
+    out = x + paddle.full([1, 3], 2.0, "float32")
+    exe = paddle.static.Executor()
+    paddle.static.save_inference_model(str(tmp_path / "m"), [x], [out], exe)
+    program = paddle.static.deserialize_program((tmp_path / "m.pdmodel").read_bytes())
+    op = next(op for op in program.global_block().ops if op.type == "fill_constant")
+    op.attrs[attr] = value
+    (tmp_path / "m.pdmodel").write_bytes(program.desc.serialize_to_string())
+    os.remove(tmp_path / "m.pdsha256")                  # edited by hand
+    with pytest.raises(ModelFileError, match=rf"op #\d+ 'fill_constant'.*{message}"):
+        paddle.static.load_inference_model(str(tmp_path / "m"), exe)
