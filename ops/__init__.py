@@ -1,14 +1,11 @@
-"""The op registry and every op declaration. Importing this package registers all ops."""
-from . import activation, math, reduce, tensor  # noqa: F401  (each module registers its ops)
-from . import init_ops  # noqa: F401  (truncated_gaussian_random, assign_value)
-from . import py_func  # noqa: F401  (the custom Python operator)
-from . import dropout, embedding, loss, optimizer_ops, unary  # noqa: F401
-from . import activation_extra, conv, norm, pool, shape_ops  # noqa: F401  (CNN inference ops)
-from . import tensor_extra  # noqa: F401  (pow, reduce_max/min, where, cumsum, gather, tile...)
-from . import math_extra  # noqa: F401  (sign, floor, round, elu, reduce_prod, logsumexp...)
-from . import loss_extra  # noqa: F401  (sigmoid_cross_entropy_with_logits, bce, huber, nll, kldiv)
-from . import double_grad  # noqa: F401,E402  (grad makers of grad ops; after the ops)
-from . import fused  # noqa: F401,E402  (fc, fused_elemwise_activation: put in by graph passes)
+"""The op registry and every op declaration. Importing this package registers all ops: each
+family module registers its ops when imported; double_grad and fused come last because they
+refer to ops declared before them."""
+from . import (  # noqa: F401
+    activation, collective, conv, creation, dropout, elementwise, embedding, feed_fetch, index,
+    linalg, logic, loss, manipulation, math, metric, norm, optimizer, pool, py_func, random,
+    reduce, search, slicing)
+from . import double_grad, fused  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
 from .types import AttrType, Meta, VarType, convert_dtype

@@ -1,10 +1,34 @@
-"""Activations and softmax-like ops."""
+"""Activations: relu, tanh, sigmoid, gelu, hard_swish, leaky_relu, relu6, hard_sigmoid, silu,
+swish and elu, and the softmax family (softmax, log_softmax)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .common import axis_reduce, normalize_axis
 from .registry import register_op, same_as
+
+_SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+_ERFC_COEFFS = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
+                0.09678418, 0.37409196, 1.00002368, -1.26551223)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Vectorized error function (Chebyshev fit of erfc, relative error < 1.2e-7), computed in
+    float64 and returned in x's dtype. NumPy has no erf of its own."""
+    z = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = np.zeros_like(t)
+    for c in _ERFC_COEFFS:
+        poly = poly * t + c
+    erfc = t * np.exp(-z * z + poly)
+    return (np.sign(x) * (1.0 - erfc)).astype(x.dtype)
+
+
+def _activation(op_type: str, attrs: dict | None = None):
+    return register_op(op_type, inputs=["X"], outputs=["Out"], attrs=attrs or {},
+                       infer_shape=same_as())
+
 
 relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
                    fresh_outputs=True)
@@ -51,6 +75,139 @@ def sigmoid_grad(out, dout):
     return dout * out * (1 - out)
 
 
+# -- gelu ----------------------------------------------------------------------------------------
+gelu = _activation("gelu", {"approximate": False})
+
+
+@gelu.def_kernel
+def gelu_kernel(x, *, approximate):
+    half = x.dtype.type(0.5)
+    if approximate:
+        inner = x.dtype.type(_SQRT_2_OVER_PI) * (x + x.dtype.type(0.044715) * x * x * x)
+        return half * x * (1 + np.tanh(inner))
+    return half * x * (1 + erf(x * x.dtype.type(np.sqrt(0.5))))
+
+
+@gelu.def_grad
+def gelu_grad(x, dout, *, approximate):
+    half = x.dtype.type(0.5)
+    if approximate:
+        k = x.dtype.type(_SQRT_2_OVER_PI)
+        c = x.dtype.type(0.044715)
+        t = np.tanh(k * (x + c * x * x * x))
+        return dout * (half * (1 + t) + half * x * (1 - t * t) * k * (1 + 3 * c * x * x))
+    cdf = half * (1 + erf(x * x.dtype.type(np.sqrt(0.5))))
+    pdf = x.dtype.type(_INV_SQRT_2PI) * np.exp(-half * x * x)
+    return dout * (cdf + x * pdf)
+
+
+# -- hard_swish: x * min(max(x + offset, 0), threshold) / scale ------------------------------------
+hard_swish = _activation("hard_swish", {"threshold": 6.0, "scale": 6.0, "offset": 3.0})
+
+
+@hard_swish.def_kernel
+def hard_swish_kernel(x, *, threshold, scale, offset):
+    t = x.dtype.type
+    return x * np.clip(x + t(offset), t(0), t(threshold)) / t(scale)
+
+
+@hard_swish.def_grad
+def hard_swish_grad(x, dout, *, threshold, scale, offset):
+    t = x.dtype.type
+    shifted = x + t(offset)
+    inside = (shifted > 0) & (shifted < t(threshold))
+    return dout * np.where(inside, (2 * x + t(offset)) / t(scale),
+                           np.where(shifted >= t(threshold), t(1), t(0)))
+
+
+# -- leaky_relu ----------------------------------------------------------------------------------
+leaky_relu = _activation("leaky_relu", {"alpha": 0.02})
+
+
+@leaky_relu.def_kernel
+def leaky_relu_kernel(x, *, alpha):
+    return np.where(x > 0, x, x * x.dtype.type(alpha))
+
+
+@leaky_relu.def_grad
+def leaky_relu_grad(x, dout, *, alpha):
+    return np.where(x > 0, dout, dout * dout.dtype.type(alpha))
+
+
+# -- relu6 / hard_sigmoid (gradients from Out, as in Paddle) --------------------------------------
+relu6 = _activation("relu6", {"threshold": 6.0})
+
+
+@relu6.def_kernel
+def relu6_kernel(x, *, threshold):
+    return np.clip(x, x.dtype.type(0), x.dtype.type(threshold))
+
+
+@relu6.def_grad
+def relu6_grad(out, dout, *, threshold):
+    return dout * ((out > 0) & (out < out.dtype.type(threshold)))
+
+
+hard_sigmoid = _activation("hard_sigmoid", {"slope": 0.2, "offset": 0.5})
+
+
+@hard_sigmoid.def_kernel
+def hard_sigmoid_kernel(x, *, slope, offset):
+    t = x.dtype.type
+    return np.clip(x * t(slope) + t(offset), t(0), t(1))
+
+
+@hard_sigmoid.def_grad
+def hard_sigmoid_grad(out, dout, *, slope):
+    return dout * ((out > 0) & (out < 1)) * dout.dtype.type(slope)
+
+
+# -- silu / swish: x * sigmoid(beta * x) -----------------------------------------------------------
+silu = _activation("silu")
+
+
+@silu.def_kernel
+def silu_kernel(x):
+    return x * sigmoid_kernel(x)
+
+
+@silu.def_grad
+def silu_grad(x, dout):
+    s = sigmoid_kernel(x)
+    return dout * s * (1 + x * (1 - s))
+
+
+swish = _activation("swish", {"beta": 1.0})
+
+
+@swish.def_kernel
+def swish_kernel(x, *, beta):
+    return x * sigmoid_kernel(x * x.dtype.type(beta))
+
+
+@swish.def_grad
+def swish_grad(x, dout, *, beta):
+    b = x.dtype.type(beta)
+    s = sigmoid_kernel(b * x)
+    return dout * (s + b * x * s * (1 - s))
+
+
+# -- elu -----------------------------------------------------------------------------------------
+elu = register_op("elu", inputs=["X"], outputs=["Out"], attrs={"alpha": 1.0},
+                  infer_shape=same_as())
+
+
+@elu.def_kernel
+def elu_kernel(x, *, alpha):
+    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
+
+
+@elu.def_grad
+def elu_grad(x, out, dout, *, alpha):
+    return np.where(x > 0, dout, dout * (out + x.dtype.type(alpha)))
+
+
+# -- softmax family ------------------------------------------------------------------------------
 def _softmax(x, axis):
     shifted = x - axis_reduce(x, np.maximum, axis)
     e = np.exp(shifted)

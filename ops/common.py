@@ -63,6 +63,15 @@ def normalize_axis(axis: int, ndim: int) -> int:
     return axis + ndim if axis < 0 else axis
 
 
+def runtime_ints(tensor, tensor_list, attr) -> list[int]:
+    """An int-list attribute, or its value from the tensor / tensor-list input when given."""
+    if tensor is not None:
+        return [int(v) for v in np.ravel(tensor)]
+    if tensor_list:
+        return [int(np.ravel(t)[0]) for t in tensor_list]
+    return list(attr)
+
+
 def reduce_axes(ndim: int, dim, reduce_all: bool) -> tuple | None:
     """Paddle's reduce attrs -> NumPy axes (None = all)."""
     if reduce_all or dim is None or len(dim) == 0 or len(dim) >= ndim and ndim > 0 and \

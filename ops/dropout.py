@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import register_op
-from .tensor import default_generator
+from .random import default_generator
 from .types import Meta, VarType
 
 DOWNGRADE, UPSCALE = "downgrade_in_infer", "upscale_in_train"

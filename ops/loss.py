@@ -1,12 +1,13 @@
-"""Loss and metric ops: softmax_with_cross_entropy, cross_entropy / cross_entropy2 (on
-probabilities), accuracy, top_k / top_k_v2 and arg_max."""
+"""Loss ops: softmax_with_cross_entropy, cross_entropy / cross_entropy2 (on probabilities),
+sigmoid_cross_entropy_with_logits, bce_loss, huber_loss (smooth L1), nll_loss and kldiv_loss,
+with Paddle 2.6's slots and attributes."""
 from __future__ import annotations
 
 import numpy as np
 
 from .common import axis_reduce, normalize_axis
-from .registry import OpDef, grad_name, register, register_op
-from .types import AttrType, Meta, VarType, to_numpy_dtype
+from .registry import OpDef, grad_name, register, register_op, same_as
+from .types import AttrType, Meta
 
 _TINY_LOG = -1e20   # Paddle's TolerableValue: log(0) becomes -1e20 instead of -inf
 
@@ -207,113 +208,153 @@ def cross_entropy2_grad_maker(op, no_grad_names: set) -> list[dict]:
              "attrs": {"ignore_index": op.attrs.get("ignore_index", -100)}}]
 
 
-
-# -- accuracy: fraction of rows whose label is among the top-k indices ---------------------------
-accuracy = register_op(
-    "accuracy", inputs=["Out", "Indices", "Label"], outputs=["Accuracy", "Correct", "Total"],
-    differentiable=False,
-    infer_shape=lambda out, indices, label: (Meta((), VarType.FP32), Meta((), VarType.INT32),
-                                             Meta((), VarType.INT32)))
+# -- sigmoid_cross_entropy_with_logits (F.binary_cross_entropy_with_logits) -------------------------
+sigmoid_ce = register_op(
+    "sigmoid_cross_entropy_with_logits", inputs=["X", "Label", "pos_weight?"], outputs=["Out"],
+    attrs={"normalize": False, "ignore_index": -100}, no_grad=["Label", "pos_weight"],
+    infer_shape=same_as())
 
 
-@accuracy.def_kernel
-def accuracy_kernel(out, indices, label):
-    total = indices.shape[0]
-    correct = int(np.any(indices == label.reshape(total, 1), axis=1).sum()) if total else 0
-    acc = np.asarray(correct / total if total else 0.0, dtype=np.float32)
-    return acc, np.asarray(correct, np.int32), np.asarray(total, np.int32)
+def _kept(label, ignore_index):
+    return label != label.dtype.type(ignore_index)
 
 
-# -- top_k / top_k_v2 ----------------------------------------------------------------------------
-def _top_k(x, k, axis, largest):
-    size = x.shape[axis] if x.ndim else 1
-    if not 0 < k <= size:
-        raise ValueError(f"top_k: k={k} must be in [1, {size}], the size of axis {axis} of X "
-                         f"(shape {list(x.shape)})")
-    if x.ndim == 0:
-        return x.copy(), np.zeros((), np.int64)
-    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
-    indices = np.take(order, np.arange(k), axis=axis)
-    return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)
+@sigmoid_ce.def_kernel
+def sigmoid_ce_kernel(x, label, pos_weight=None, *, normalize, ignore_index):
+    softplus = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)     # log(1 + exp(-x))
+    if pos_weight is None:
+        out = (1 - label) * x + softplus
+    else:
+        out = (1 - label) * x + pos_weight * softplus
+    kept = _kept(label, ignore_index)
+    out = np.where(kept, out, 0).astype(x.dtype)
+    return out / max(int(kept.sum()), 1) if normalize else out
 
 
-def _top_k_shape(x: Meta, k_tensor=None, *, k, axis=-1, **_):
-    if not x.shape:
-        return x, Meta((), VarType.INT64)
-    ax = normalize_axis(axis, len(x.shape))
-    shape = tuple(-1 if k_tensor is not None else k if i == ax else d
-                  for i, d in enumerate(x.shape))
-    return Meta(shape, x.dtype), Meta(shape, VarType.INT64)
+@sigmoid_ce.def_grad
+def sigmoid_ce_grad(x, label, pos_weight, dout, *, normalize, ignore_index):
+    sig = 1 / (1 + np.exp(-x))
+    dx = sig - label if pos_weight is None else \
+        (1 - label) - pos_weight * (1 - sig)
+    kept = _kept(label, ignore_index)
+    dx = np.where(kept, dx * dout, 0).astype(x.dtype)
+    return (dx / max(int(kept.sum()), 1) if normalize else dx), None, None
 
 
-def _scatter_back(x, indices, dout, axis):
+# -- bce_loss (F.binary_cross_entropy on probabilities; logs clamped at -100) ------------------------
+bce = register_op("bce_loss", inputs=["X", "Label"], outputs=["Out"], no_grad=["Label"],
+                  infer_shape=same_as())
+
+
+@bce.def_kernel
+def bce_kernel(x, label):
+    if np.any((x < 0) | (x > 1)):
+        raise ValueError("bce_loss: Input(X) must be within [0, 1] (probabilities); apply "
+                         "sigmoid first or use binary_cross_entropy_with_logits")
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(x), -100)
+        log_1mx = np.maximum(np.log(1 - x), -100)
+    return (-(label * log_x + (1 - label) * log_1mx)).astype(x.dtype)
+
+
+@bce.def_grad
+def bce_grad(x, label, dout):
+    return dout * (x - label) / np.maximum((1 - x) * x, x.dtype.type(1e-12)), None
+
+
+# -- huber_loss (F.smooth_l1_loss) ----------------------------------------------------------------------
+huber = register_op("huber_loss", inputs=["X", "Y"], outputs=["Residual", "Out"],
+                    attrs={"delta": 1.0}, infer_shape=lambda x, y, **_: (x, x))
+
+
+@huber.def_kernel
+def huber_kernel(x, y, *, delta):
+    residual = y - x
+    d = x.dtype.type(delta)
+    magnitude = np.abs(residual)
+    out = np.where(magnitude <= d, 0.5 * residual * residual, d * (magnitude - 0.5 * d))
+    return residual, out.astype(x.dtype)
+
+
+@huber.def_grad
+def huber_grad(residual, dout, *, delta):
+    d = residual.dtype.type(delta)
+    slope = np.clip(residual, -d, d) * dout
+    return -slope, slope
+
+
+# -- nll_loss (2-D input) ------------------------------------------------------------------------------
+nll = register_op("nll_loss", inputs=["X", "Label", "Weight?"], outputs=["Out", "Total_weight"],
+                  attrs={"ignore_index": -100, "reduction": (AttrType.STRING, "mean")},
+                  no_grad=["Label", "Weight"])
+
+
+@nll.def_infer_shape
+def nll_shape(x: Meta, label: Meta, weight=None, *, ignore_index, reduction):
+    out = (x.shape[0],) if reduction == "none" else ()
+    return Meta(out, x.dtype), Meta((), x.dtype)
+
+
+def _nll_weights(x, label, weight, ignore_index):
+    if x.ndim != 2:
+        raise NotImplementedError(f"nll_loss: pyfluid supports 2-D input [N, C], got shape "
+                                  f"{list(x.shape)}")
+    index = label.reshape(-1).astype(np.int64)
+    kept = index != ignore_index
+    safe = np.where(kept, index, 0)
+    w = np.ones(x.shape[1], x.dtype) if weight is None else weight
+    return safe, np.where(kept, w[safe], 0).astype(x.dtype)
+
+
+@nll.def_kernel
+def nll_kernel(x, label, weight=None, *, ignore_index, reduction):
+    safe, w = _nll_weights(x, label, weight, ignore_index)
+    per_sample = -x[np.arange(x.shape[0]), safe] * w
+    total = np.asarray(w.sum(), x.dtype)
+    if reduction == "none":
+        return per_sample, total
+    out = per_sample.sum()
+    return np.asarray(out / total if reduction == "mean" else out, x.dtype), total
+
+
+@nll.def_grad
+def nll_grad(x, label, weight, total_weight, dout, *, ignore_index, reduction):
+    safe, w = _nll_weights(x, label, weight, ignore_index)
+    scale = -w * (dout if reduction == "none" else dout.reshape(()))
+    if reduction == "mean":
+        scale = scale / total_weight.reshape(())
     dx = np.zeros_like(x)
-    if x.ndim == 0:
-        return dout.astype(x.dtype)
-    np.put_along_axis(dx, indices, dout, axis=axis)
-    return dx
+    dx[np.arange(x.shape[0]), safe] = scale
+    return dx, None, None
 
 
-top_k = register_op("top_k", inputs=["X", "K?"], outputs=["Out", "Indices"], attrs={"k": 1},
-                    no_grad=["K"], infer_shape=_top_k_shape)
+# -- kldiv_loss (F.kl_div; X holds log-probabilities) ------------------------------------------------------
+kldiv = register_op("kldiv_loss", inputs=["X", "Target"], outputs=["Loss"],
+                    attrs={"reduction": (AttrType.STRING, "mean")}, no_grad=["Target"])
 
 
-@top_k.def_kernel
-def top_k_kernel(x, k_tensor=None, *, k):
-    k = int(k_tensor.reshape(())) if k_tensor is not None else k
-    return _top_k(x, k, x.ndim - 1, True)
+@kldiv.def_infer_shape
+def kldiv_shape(x: Meta, target: Meta, *, reduction):
+    return Meta(x.shape if reduction == "none" else (), x.dtype)
 
 
-@top_k.def_grad
-def top_k_grad(x, indices, dout):
-    return _scatter_back(x, indices, dout, x.ndim - 1), None
+def _kl_reduce(values, reduction, batch):
+    if reduction == "none":
+        return values
+    total = values.sum()
+    scale = {"sum": 1, "mean": values.size, "batchmean": batch}[reduction]
+    return np.asarray(total / scale, values.dtype)
 
 
-top_k_v2 = register_op("top_k_v2", inputs=["X", "K?"], outputs=["Out", "Indices"],
-                       attrs={"k": 1, "axis": -1, "largest": True, "sorted": True},
-                       no_grad=["K"], infer_shape=_top_k_shape)
+@kldiv.def_kernel
+def kldiv_kernel(x, target, *, reduction):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(target > 0, target * (np.log(target) - x), 0).astype(x.dtype)
+    return _kl_reduce(loss, reduction, x.shape[0] if x.ndim else 1)
 
 
-@top_k_v2.def_kernel
-def top_k_v2_kernel(x, k_tensor=None, *, k, axis, largest):
-    k = int(k_tensor.reshape(())) if k_tensor is not None else k
-    return _top_k(x, k, normalize_axis(axis, x.ndim), largest)
-
-
-@top_k_v2.def_grad
-def top_k_v2_grad(x, indices, dout, *, axis):
-    return _scatter_back(x, indices, dout, normalize_axis(axis, x.ndim)), None
-
-
-# -- arg_max (paddle.argmax) ---------------------------------------------------------------------
-arg_max = register_op("arg_max", inputs=["X"], outputs=["Out"], differentiable=False,
-                      attrs={"axis": (AttrType.LONG, 0), "keepdims": False, "flatten": False,
-                             "dtype": 3})
-
-
-@arg_max.def_infer_shape
-def arg_max_shape(x: Meta, *, axis, keepdims, flatten, dtype):
-    out_dtype = VarType(dtype) if dtype != -1 else VarType.INT64
-    if flatten:
-        return Meta((1,) * len(x.shape) if keepdims else (), out_dtype)
-    if not x.shape:
-        return Meta((), out_dtype)
-    ax = normalize_axis(axis, len(x.shape))
-    shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape)) if keepdims else \
-        tuple(d for i, d in enumerate(x.shape) if i != ax)
-    return Meta(shape, out_dtype)
-
-
-def arg_reduce_kernel(np_fn):
-    """The kernel of arg_max / arg_min (Paddle's attrs: axis, keepdims, flatten, dtype)."""
-    def kernel(x, *, axis, keepdims, flatten, dtype):
-        np_dtype = to_numpy_dtype(dtype if dtype != -1 else VarType.INT64)
-        if flatten or x.ndim == 0:
-            out = np.asarray(np_fn(x))
-            return out.reshape((1,) * x.ndim if keepdims else ()).astype(np_dtype)
-        return np_fn(x, axis=normalize_axis(axis, x.ndim), keepdims=keepdims).astype(np_dtype)
-    kernel.__name__ = f"{np_fn.__name__}_kernel"
-    return kernel
-
-
-arg_max.def_kernel(arg_reduce_kernel(np.argmax))
+@kldiv.def_grad
+def kldiv_grad(x, target, dloss, *, reduction):
+    scale = {"none": 1, "sum": 1, "mean": x.size, "batchmean": x.shape[0] if x.ndim else 1}
+    dx = np.where(target > 0, -target, 0) * dloss / scale[reduction]
+    return dx.astype(x.dtype), None

@@ -1,13 +1,12 @@
-"""Arithmetic ops: scale, mul, matmul_v2, elementwise_* and comparisons."""
+"""Math ops: scale, the unary math ops (square, sqrt, exp, log, abs, sign, floor, round,
+reciprocal, rsqrt), pow, clip, cumsum, sum (add_n) and increment."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
-from .common import broadcast_pair, elementwise_shape, fits_into_x
-from .registry import register_op, unbroadcast
-from .types import Meta, VarType
+from .common import normalize_axis
+from .registry import register_op, same_as
+from .types import Meta
 
 # -- scale --------------------------------------------------------------------------------------
 scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
@@ -30,187 +29,183 @@ def scale_grad(scaletensor, dout, *, scale):
     return dout * dout.dtype.type(s), None
 
 
-# -- mul: flatten to 2-D, then matmul ---------------------------------------------------------------
-mul = register_op("mul", inputs=["X", "Y"], outputs=["Out"],
-                  attrs={"x_num_col_dims": 1, "y_num_col_dims": 1}, fresh_outputs=True)
-
-
-def _flat2(shape, k):
-    rows = int(np.prod(shape[:k])) if -1 not in shape[:k] else -1
-    cols = int(np.prod(shape[k:])) if -1 not in shape[k:] else -1
-    return rows, cols
-
-
-@mul.def_infer_shape
-def mul_shape(x: Meta, y: Meta, *, x_num_col_dims, y_num_col_dims):
-    xr, xc = _flat2(x.shape, x_num_col_dims)
-    yr, yc = _flat2(y.shape, y_num_col_dims)
-    if -1 not in (xc, yr) and xc != yr:
-        raise ValueError(f"X flattens to [{xr}, {xc}] and Y to [{yr}, {yc}]: X's width {xc} "
-                         f"must equal Y's height {yr}")
-    return Meta(tuple(x.shape[:x_num_col_dims]) + tuple(y.shape[y_num_col_dims:]), x.dtype)
-
-
-@mul.def_kernel
-def mul_kernel(x, y, *, x_num_col_dims, y_num_col_dims):
-    if x.ndim == 2 and y.ndim == 2:
-        return x @ y
-    x2 = x.reshape(math.prod(x.shape[:x_num_col_dims]), -1)
-    y2 = y.reshape(math.prod(y.shape[:y_num_col_dims]), -1)
-    return (x2 @ y2).reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
-
-
-@mul.def_grad(exact=True)
-def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True)):
-    if x.ndim == 2 and y.ndim == 2:
-        x2, y2, d2 = x, y, dout
-    else:
-        x2 = x.reshape(math.prod(x.shape[:x_num_col_dims]), -1)
-        y2 = y.reshape(math.prod(y.shape[:y_num_col_dims]), -1)
-        d2 = dout.reshape(x2.shape[0], y2.shape[1])
-    dx = (d2 @ y2.T).reshape(x.shape) if wanted[0] else None
-    dy = (x2.T @ d2).reshape(y.shape) if wanted[1] else None
-    return dx, dy
-
-
-# -- matmul_v2 --------------------------------------------------------------------------------------
-matmul_v2 = register_op("matmul_v2", inputs=["X", "Y"], outputs=["Out"],
-                        attrs={"trans_x": False, "trans_y": False}, fresh_outputs=True)
-
-
-@matmul_v2.def_infer_shape
-def matmul_v2_shape(x: Meta, y: Meta, *, trans_x, trans_y):
-    from .common import broadcast_shape
-    xs, ys = list(x.shape), list(y.shape)
-    if not xs or not ys:
-        raise ValueError("matmul_v2 needs X and Y of rank >= 1")
-    x_vec, y_vec = len(xs) == 1, len(ys) == 1
-    if x_vec:
-        xs = [1] + xs
-    elif trans_x:
-        xs[-1], xs[-2] = xs[-2], xs[-1]
-    if y_vec:
-        ys = ys + [1]
-    elif trans_y:
-        ys[-1], ys[-2] = ys[-2], ys[-1]
-    if -1 not in (xs[-1], ys[-2]) and xs[-1] != ys[-2]:
-        raise ValueError(f"X's last dim {xs[-1]} must equal Y's second-to-last dim {ys[-2]} "
-                         f"(X {list(x.shape)}, Y {list(y.shape)}, trans_x={trans_x}, trans_y={trans_y})")
-    batch = broadcast_shape(tuple(xs[:-2]), tuple(ys[:-2]))
-    out = list(batch) + ([] if x_vec else [xs[-2]]) + ([] if y_vec else [ys[-1]])
-    return Meta(tuple(out), x.dtype)
-
-
-def _t(a):
-    return a.swapaxes(-1, -2) if a.ndim >= 2 else a
-
-
-@matmul_v2.def_kernel
-def matmul_v2_kernel(x, y, *, trans_x, trans_y):
-    return np.matmul(_t(x) if trans_x else x, _t(y) if trans_y else y)
-
-
-@matmul_v2.def_specialize
-def matmul_v2_fast(*, trans_x, trans_y):
-    return np.matmul if not trans_x and not trans_y else None
-
-
-@matmul_v2.def_grad
-def matmul_v2_grad(x, y, dout, *, trans_x, trans_y, wanted=(True, True)):
-    # 1-D operands ignore trans_* (as in the forward) and act as a row / a column.
-    a = _t(x) if trans_x and x.ndim >= 2 else x
-    b = _t(y) if trans_y and y.ndim >= 2 else y
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    d = dout.reshape(batch + (a2.shape[-2], b2.shape[-1]))
-    dx = dy = None
-    if wanted[0]:
-        da = unbroadcast(np.matmul(d, _t(b2)), a2.shape).reshape(a.shape)
-        dx = _t(da) if trans_x and x.ndim >= 2 else da
-    if wanted[1]:
-        db = unbroadcast(np.matmul(_t(a2), d), b2.shape).reshape(b.shape)
-        dy = _t(db) if trans_y and y.ndim >= 2 else db
-    return dx, dy
-
-
-# -- elementwise binary ops -------------------------------------------------------------------------
-def _elementwise(op_type, fn, grad=None, uses_out=False, shape_only=(), inplace=False):
-    """Declare ``op_type`` = ``fn(x, y)`` with Paddle's axis broadcasting. ``grad(x, y, out,
-    dout)`` gets x and y aligned by ``axis``; their gradients are reduced back here.
-    ``shape_only``: the forward inputs ``grad`` reads only for their shapes; ``inplace``: an
-    in-place kernel writing Out into X's buffer (when Out has X's shape and dtype)."""
-    op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1},
-                     infer_shape=elementwise_shape, fresh_outputs=True)
-
-    @op.def_kernel
-    def kernel(x, y, *, axis):
-        if axis == -1 or axis + y.ndim == x.ndim:      # y on x's trailing dims: NumPy's rule
-            return fn(x, y)
-        return fn(*broadcast_pair(x, y, axis))
-
-    @op.def_specialize
-    def fast(*, axis):
-        return fn if axis == -1 else None
-
-    def grads(x, y, out, dout, axis):
-        if axis == -1 or axis + y.ndim == x.ndim:   # NumPy's alignment: no reshapes needed
-            dx, dy = grad(x, y, out, dout)
-            return (dx if dx.shape == x.shape else unbroadcast(dx, x.shape),
-                    dy if dy.shape == y.shape else unbroadcast(dy, y.shape))
-        xb, yb = broadcast_pair(x, y, axis)
-        dx, dy = grad(xb, yb, out, dout)
-        return (unbroadcast(dx, xb.shape).reshape(x.shape),
-                unbroadcast(dy, yb.shape).reshape(y.shape))
-
-    if inplace:
-        @op.def_inplace_kernel(Out="X")
-        def kernel_into_x(x, y, *, axis):
-            return fn(x, y, out=x) if fits_into_x(x, y, axis) else kernel(x, y, axis=axis)
-
-    if uses_out:
-        @op.def_grad(exact=True)
-        def rule_with_out(x, y, out, dout, *, axis):
-            return grads(x, y, out, dout, axis)
-    elif grad is not None:
-        @op.def_grad(exact=True, shape_only=shape_only)
-        def rule(x, y, dout, *, axis):
-            return grads(x, y, None, dout, axis)
+# -- unary math ops ---------------------------------------------------------------------------
+def _unary(op_type: str, kernel, **kwargs):
+    op = register_op(op_type, inputs=["X"], outputs=["Out"], infer_shape=same_as(), **kwargs)
+    op.def_kernel(kernel)
     return op
 
 
-_elementwise("elementwise_add", np.add, lambda x, y, out, dout: (dout, dout),
-             shape_only=("x", "y"), inplace=True)
-_elementwise("elementwise_sub", np.subtract, lambda x, y, out, dout: (dout, -dout),
-             shape_only=("x", "y"), inplace=True)
-_elementwise("elementwise_mul", np.multiply, lambda x, y, out, dout: (dout * y, dout * x),
-             inplace=True)
-_elementwise("elementwise_div", np.divide,
-             lambda x, y, out, dout: (dout / y, -dout * out / y), uses_out=True)
-_elementwise("elementwise_pow", np.power,
-             lambda x, y, out, dout: (dout * y * np.power(x, y - 1),
-                                      dout * out * np.log(np.where(x > 0, x, 1))), uses_out=True)
-_elementwise("elementwise_max", np.maximum,
-             lambda x, y, out, dout: (dout * (x > y), dout * (x <= y)))   # Paddle's ties
-_elementwise("elementwise_min", np.minimum,
-             lambda x, y, out, dout: (dout * (x < y), dout * (x >= y)))
+square = _unary("square", np.square)
 
 
-# -- comparisons (not differentiable) ---------------------------------------------------------------
-def _comparison(op_type, fn):
-    op = register_op(op_type, inputs=["X", "Y"], outputs=["Out"], differentiable=False,
-                     attrs={"axis": -1}, extra_attrs={"force_cpu": False},
-                     infer_shape=lambda x, y, *, axis, **_: elementwise_shape(
-                         x, y, axis=axis, dtype=VarType.BOOL))
-
-    @op.def_kernel
-    def kernel(x, y, *, axis):
-        return fn(*broadcast_pair(x, y, axis))
-    return op
+@square.def_grad
+def square_grad(x, dout):
+    return dout * (x + x)
 
 
-for _type, _fn in (("equal", np.equal), ("not_equal", np.not_equal), ("less_than", np.less),
-                   ("less_equal", np.less_equal), ("greater_than", np.greater),
-                   ("greater_equal", np.greater_equal)):
-    _comparison(_type, _fn)
+sqrt = _unary("sqrt", np.sqrt)
 
+
+@sqrt.def_grad
+def sqrt_grad(out, dout):
+    return dout * out.dtype.type(0.5) / out
+
+
+exp = _unary("exp", np.exp)
+
+
+@exp.def_grad
+def exp_grad(out, dout):
+    return dout * out
+
+
+log = _unary("log", np.log)
+
+
+@log.def_grad
+def log_grad(x, dout):
+    return dout / x
+
+
+abs_op = _unary("abs", np.abs)
+
+
+@abs_op.def_grad
+def abs_grad(x, dout):
+    return dout * np.sign(x)
+
+
+def _zero_grad(x, dout):
+    """Piecewise-constant ops: Paddle's gradient is zero."""
+    return np.zeros_like(dout)
+
+
+def _round_half_away(x):
+    """Paddle's round: halves go away from zero (NumPy's goes to even)."""
+    return np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x)
+
+
+for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away)):
+    _unary(_op_type, _kernel).def_grad(_zero_grad)
+
+reciprocal = _unary("reciprocal", lambda x: np.reciprocal(x))
+
+
+@reciprocal.def_grad
+def reciprocal_grad(out, dout):
+    return -dout * out * out
+
+
+rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x))
+
+
+@rsqrt.def_grad
+def rsqrt_grad(out, dout):
+    return dout * out.dtype.type(-0.5) * out * out * out
+
+
+# -- pow: x ** factor (paddle.pow with a Python number) ----------------------------------------
+pow_op = register_op("pow", inputs=["X", "FactorTensor?"], outputs=["Out"],
+                     attrs={"factor": 1.0}, no_grad=["FactorTensor"],
+                     infer_shape=lambda x, factor_tensor=None, **_: x)
+
+
+def _factor(x, factor_tensor, factor):
+    return x.dtype.type(factor_tensor.reshape(()) if factor_tensor is not None else factor)
+
+
+@pow_op.def_kernel
+def pow_kernel(x, factor_tensor=None, *, factor):
+    return np.power(x, _factor(x, factor_tensor, factor))
+
+
+@pow_op.def_grad
+def pow_grad(x, factortensor, dout, *, factor):
+    f = _factor(x, factortensor, factor)
+    return dout * f * np.power(x, f - 1), None
+
+
+# -- clip: Paddle's bounds come from the attrs unless the Min / Max tensors are given ----------
+clip = register_op("clip", inputs=["X", "Min?", "Max?"], outputs=["Out"],
+                   attrs={"min": 0.0, "max": 0.0}, no_grad=["Min", "Max"],
+                   infer_shape=lambda x, *_, **__: x)
+
+
+def _bounds(x, min_tensor, max_tensor, min, max):
+    lo = min_tensor.reshape(()) if min_tensor is not None else min
+    hi = max_tensor.reshape(()) if max_tensor is not None else max
+    return x.dtype.type(lo), x.dtype.type(hi)
+
+
+@clip.def_kernel
+def clip_kernel(x, min_tensor=None, max_tensor=None, *, min, max):
+    lo, hi = _bounds(x, min_tensor, max_tensor, min, max)
+    if lo > hi:
+        raise ValueError(f"clip: min ({lo}) must be less than or equal to max ({hi})")
+    return np.clip(x, lo, hi)
+
+
+@clip.def_grad
+def clip_grad(x, out, dout):
+    # The bounds may be tensors, so the mask comes from where clipping left x unchanged.
+    return dout * (out == x), None, None
+
+
+# -- cumsum ----------------------------------------------------------------------------------------
+cumsum = register_op("cumsum", inputs=["X"], outputs=["Out"],
+                     attrs={"axis": -1, "flatten": False, "exclusive": False, "reverse": False})
+
+
+@cumsum.def_infer_shape
+def cumsum_shape(x: Meta, *, flatten, **_):
+    if flatten:
+        return Meta((-1 if -1 in x.shape else int(np.prod(x.shape, dtype=np.int64)),), x.dtype)
+    return x
+
+
+def _cumsum(x, axis, exclusive, reverse):
+    if x.ndim == 0:
+        return np.zeros_like(x) if exclusive else x.copy()
+    ax = normalize_axis(axis, x.ndim)
+    data = np.flip(x, ax) if reverse else x
+    out = np.cumsum(data, axis=ax, dtype=x.dtype)
+    if exclusive:
+        out = out - data
+    return np.flip(out, ax).copy() if reverse else out
+
+
+@cumsum.def_kernel
+def cumsum_kernel(x, *, axis, flatten, exclusive, reverse):
+    return _cumsum(x.reshape(-1) if flatten else x, axis, exclusive, reverse)
+
+
+@cumsum.def_grad
+def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
+    return _cumsum(dout, -1 if flatten else axis, exclusive, not reverse).reshape(x.shape)
+
+
+# -- sum (paddle.add_n) ----------------------------------------------------------------------
+sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
+                     infer_shape=lambda xs, **_: xs[0])
+
+
+@sum_op.def_kernel
+def sum_kernel(xs):
+    if len(xs) == 1:
+        return xs[0].copy()
+    out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar
+    for x in xs[2:]:
+        np.add(out, x, out=out)
+    return out
+
+
+@sum_op.def_grad
+def sum_grad(x, dout):
+    return [dout] * len(x)
+
+
+# -- increment ---------------------------------------------------------------------------------
+register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
+            infer_shape=same_as(), differentiable=False).def_kernel(
+    lambda x, *, step: x + x.dtype.type(step))

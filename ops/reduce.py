@@ -1,4 +1,5 @@
-"""Reductions: reduce_sum, reduce_mean and mean."""
+"""Reductions: reduce_sum, reduce_mean, mean, reduce_prod, reduce_max / reduce_min,
+reduce_any / reduce_all and logsumexp."""
 from __future__ import annotations
 
 import math
@@ -73,3 +74,77 @@ def mean_kernel(x):
 @mean.def_grad(shape_only=("x",))
 def mean_grad(x, dout):
     return np.full(x.shape, dout.reshape(()) / x.dtype.type(max(x.size, 1)), dtype=x.dtype)
+
+
+# -- reduce_prod -------------------------------------------------------------------------------
+reduce_prod = register_op("reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                          infer_shape=_reduce_shape)
+
+
+@reduce_prod.def_kernel
+def reduce_prod_kernel(x, *, dim, keep_dim, reduce_all):
+    return np.asarray(np.prod(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim))
+
+
+@reduce_prod.def_grad
+def reduce_prod_grad(x, out, dout, *, dim, keep_dim, reduce_all):
+    back = _expand_back(out * dout, x.shape, dim, keep_dim, reduce_all)
+    return back / x
+
+
+# -- reduce_max / reduce_min (paddle.max / paddle.min) -----------------------------------------
+def _reduce_extreme(op_type: str, fn):
+    op = register_op(op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                     infer_shape=_reduce_shape)
+
+    @op.def_kernel
+    def kernel(x, *, dim, keep_dim, reduce_all):
+        return np.asarray(fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim))
+
+    @op.def_grad
+    def grad(x, out, dout, *, dim, keep_dim, reduce_all):
+        """Paddle's rule: every element equal to the extreme gets the whole gradient."""
+        hits = x == _expand_back(out, x.shape, dim, keep_dim, reduce_all)
+        return _expand_back(dout, x.shape, dim, keep_dim, reduce_all) * hits
+    return op
+
+
+_reduce_extreme("reduce_max", np.max)
+_reduce_extreme("reduce_min", np.min)
+
+
+# -- reduce_any / reduce_all ---------------------------------------------------------------------
+def _bool_reduce_shape(x: Meta, **attrs):
+    return Meta(_reduce_shape(x, **attrs).shape, VarType.BOOL)
+
+
+for _op_type, _kernel in (("reduce_any", np.any), ("reduce_all", np.all)):
+    register_op(_op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                infer_shape=_bool_reduce_shape, differentiable=False).def_kernel(
+        lambda x, *, dim, keep_dim, reduce_all, _fn=_kernel: np.asarray(
+            _fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)))
+
+
+# -- logsumexp ----------------------------------------------------------------------------------
+logsumexp = register_op("logsumexp", inputs=["X"], outputs=["Out"],
+                        attrs={"axis": (AttrType.INTS, [0]), "keepdim": False,
+                               "reduce_all": False})
+
+
+@logsumexp.def_infer_shape
+def logsumexp_shape(x: Meta, *, axis, keepdim, reduce_all):
+    return _reduce_shape(x, dim=axis, keep_dim=keepdim, reduce_all=reduce_all)
+
+
+@logsumexp.def_kernel
+def logsumexp_kernel(x, *, axis, keepdim, reduce_all):
+    axes = reduce_axes(x.ndim, axis, reduce_all)
+    top = np.max(x, axis=axes, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, axis=axes)
+
+
+@logsumexp.def_grad
+def logsumexp_grad(x, out, dout, *, axis, keepdim, reduce_all):
+    expand = lambda v: _expand_back(v, x.shape, axis, keepdim, reduce_all)  # noqa: E731
+    return expand(dout) * np.exp(x - expand(out))

@@ -243,7 +243,7 @@ CASES = [
     Case("p_norm", {"X": away(3, 4)}, {"axis": 1, "keepdim": True}),
     Case("p_norm", {"X": away(2, 3)}, {"porder": 3.0, "asvector": True}),
     Case("p_norm", {"X": distinct(3, 4)}, {"porder": float("inf"), "axis": 0}),
-    # ops/math_extra.py (tests/test_paddle_corpus.py checks their forward values against Paddle)
+    # more of the math API (tests/test_paddle_corpus.py checks their forward values against Paddle)
     Case("sign", {"X": away(3, 4)}),
     Case("floor", {"X": away(3, 4, points=(-1.0, 0.0, 1.0))}),
     Case("round", {"X": away(3, 4, points=(-0.5, 0.5))}),

@@ -259,7 +259,7 @@ def test_dead_ops_are_dropped_but_side_effects_stay():
         scope.var("steps").get_tensor().set(np.zeros(1, "float32"), paddle.CPUPlace())
         paddle.seed(5)
         results.append(exe.run(program_or_compiled, feed=feed, fetch_list=[used], scope=scope)[0])
-        draws.append(paddle.ops.tensor.default_generator.rng.random(3))
+        draws.append(paddle.ops.random.default_generator.rng.random(3))
         steps.append(np.array(scope.find_var("steps").get_tensor()))
     assert_same_bits(*results)
     assert_same_bits(*draws)

@@ -137,6 +137,6 @@ def test_activation_matches_reference(op_type, attrs, reference):
 
 
 def test_erf_is_accurate_in_float64():
-    from pyfluid.ops.activation_extra import erf
+    from pyfluid.ops.activation import erf
     x = np.linspace(-6, 6, 2001)
     np.testing.assert_allclose(erf(x), _ERF(x), rtol=0, atol=2e-7)
