@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     dot.add_argument("--output", "-o", required=True, metavar="OUT.svg",
                      help="output file; its extension picks the format (.dot writes the source)")
     dot.set_defaults(command=_dot)
-    to_onnx = commands.add_parser("onnx", help="convert the model to an ONNX file")
+    to_onnx = commands.add_parser("onnx", parents=[common],
+                                  help="convert the model to an ONNX file")
     to_onnx.add_argument("model", help="path prefix or .pdmodel file")
     to_onnx.add_argument("--output", "-o", required=True, metavar="OUT.onnx", help="ONNX file")
     to_onnx.add_argument("--opset", type=int, default=17, help="ONNX opset (default: 17)")

@@ -91,3 +91,13 @@ def test_cli_prints_one_line_per_error(make, tmp_path, capsys, monkeypatch):
     assert "Traceback" not in err
     assert cli_main(argv + ["--traceback"]) == 1
     assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["show"], ["run"], ["dot", "-o", "g.dot"],
+                                  ["onnx", "-o", "m.onnx"]])
+def test_every_command_reports_one_line_and_takes_traceback(argv, tmp_path, capsys):
+    argv = [argv[0], str(tmp_path / "missing"), *argv[1:]]
+    assert cli_main(argv) == 1
+    assert capsys.readouterr().err.startswith("pyfluid: error: ")
+    assert cli_main(argv + ["--traceback"]) == 1
+    assert "Traceback" in capsys.readouterr().err

@@ -160,7 +160,7 @@ def test_bad_attribute_values_are_refused_naming_the_op(attr, value, message, tm
     paddle.static.save_inference_model(str(tmp_path / "m"), [x], [out], exe)
     program = paddle.static.deserialize_program((tmp_path / "m.pdmodel").read_bytes())
     op = next(op for op in program.global_block().ops if op.type == "fill_constant")
-    op.attrs[attr] = value
+    op._set_attr(attr, value)
     (tmp_path / "m.pdmodel").write_bytes(program.desc.serialize_to_string())
     os.remove(tmp_path / "m.pdsha256")                  # edited by hand
     with pytest.raises(ModelFileError, match=rf"op #\d+ 'fill_constant'.*{message}"):
