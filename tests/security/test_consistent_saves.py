@@ -93,6 +93,7 @@ save = save_inference if sys.argv[1] == "inference" else save_checkpoint
 generation = 1
 while True:
     save(sys.argv[2], generation)
+    print("saved", generation, flush=True)
     generation = 3 - generation
 """
 
@@ -109,13 +110,12 @@ def test_kill_9_while_saving_repeatedly(kind, tmp_path):
     seen = []
     for _ in range(12):
         child = subprocess.Popen([sys.executable, "-c", SAVER, kind, prefix, tests_dir],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.time() + 60
-        while not os.path.exists(prefix + ".pdmodel") and time.time() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.05 + rng.uniform(0, 0.4))
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline().startswith("saved"), "the child did not save"
+        time.sleep(rng.uniform(0, 0.3))          # somewhere in the following saves
         child.send_signal(signal.SIGKILL)
         child.wait()
+        child.stdout.close()
         seen.append(generation_of(prefix))      # asserts there is no mix
     assert set(seen) <= {1, 2, None}
     save(prefix, 3)
