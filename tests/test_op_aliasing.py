@@ -134,6 +134,12 @@ EXTRA = [   # ops the grad and forward tables do not cover
     Sample("logical_or", {"X": f32(2, 3) > 0, "Y": f32(3) > 0}),
     Sample("logical_xor", {"X": f32(2, 3) > 0, "Y": f32(2, 3) > 0}),
     Sample("logical_not", {"X": f32(2, 3) > 0}),
+    # attribute and creation ops of the sequence models (no gradient, so no grad case)
+    Sample("shape", {"Input": f32(2, 3)}),
+    Sample("size", {"Input": f32(2, 3)}),
+    Sample("range", {"Start": np.array([1], "int64"), "End": np.array([7], "int64"),
+                     "Step": np.array([2], "int64")}),
+
 ]
 
 
