@@ -112,14 +112,16 @@ def structure_diff(ours, theirs) -> list[str]:
 
 
 def numeric_grad(exe, program, loss, feed: dict, name: str, scope=None, eps: float = 1e-6):
-    """Central differences of ``loss`` w.r.t. the fed or scope variable ``name`` (float64)."""
+    """Central differences of ``loss`` w.r.t. the fed or scope variable ``name`` (in float64
+    arithmetic; the program sees values of the variable's own dtype)."""
     scope = scope or paddle.static.global_scope()
     fed = name in feed
-    base = np.array(feed[name] if fed else scope.find_var(name).get_tensor()._array,
-                    dtype=np.float64)
+    original = np.asarray(feed[name] if fed else scope.find_var(name).get_tensor()._array)
+    base = original.astype(np.float64)
     grad = np.zeros_like(base)
 
     def loss_at(value):
+        value = value.astype(original.dtype)
         if fed:
             return float(exe.run(program, feed={**feed, name: value}, fetch_list=[loss],
                                  scope=scope)[0])
@@ -127,7 +129,7 @@ def numeric_grad(exe, program, loss, feed: dict, name: str, scope=None, eps: flo
         try:
             return float(exe.run(program, feed=feed, fetch_list=[loss], scope=scope)[0])
         finally:
-            scope.find_var(name).get_tensor()._array = base
+            scope.find_var(name).get_tensor()._array = original
     for index in np.ndindex(*base.shape):
         plus, minus = base.copy(), base.copy()
         plus[index] += eps

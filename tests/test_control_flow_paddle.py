@@ -4,6 +4,8 @@ programs load, verify, round-trip byte for byte and reproduce its values and gra
 and the programs pyfluid's API builds have the structure of Paddle's."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ import pyfluid as paddle
 from control_flow_ref import (case_arrays, numeric_grad, recorded_bytes, recorded_cases,
                               recorded_program, recorded_values, structure, structure_diff)
 from pyfluid.framework import unique_name
+from pyfluid.framework.program import program_from_bytes
 from pyfluid.ops.types import to_numpy_dtype
 
 FORWARD = sorted(recorded_values())
@@ -200,3 +203,32 @@ def test_the_api_builds_paddles_program(case, build):
     for block, names in EXTRA_GRAD_VARS.get(case, {}).items():
         ours[block] = ours[block][:3] + (sorted(set(ours[block][3]) - set(names)),) + ours[block][4:]
     assert structure_diff(ours, structure(recorded_program(case))) == []
+
+
+# -- the backward programs of the cf26 corpus (tests/paddle_models/cf26) ---------------------------
+CF26 = Path(__file__).resolve().parent / "paddle_models" / "cf26"
+CF26_BACKWARD = sorted(p.name[:-len(".backward.pdmodel")] for p in CF26.glob("*.backward.pdmodel"))
+CF26_PADDLE_IS_WRONG = {("static_cond_in_while", 1), ("static_cond_in_while", 2)}   # cond in while
+
+
+@pytest.mark.parametrize("name", CF26_BACKWARD)
+def test_a_cf26_backward_program_gives_paddles_gradients_or_the_true_ones(name):
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        exe = paddle.static.Executor()
+        paddle.static.load_inference_model(str(CF26 / name), exe)    # its parameters
+        program = program_from_bytes((CF26 / f"{name}.backward.pdmodel").read_bytes())
+        with np.load(CF26 / f"{name}.backward.npz") as data:
+            values = {k: data[k] for k in data.files}
+        feeds, fetches = list(values["feed_names"]), list(values["fetch_names"])
+        for k in range(int(values["num_cases"])):
+            feed = {n: values[f"x{i}_{k}"] for i, n in enumerate(feeds)}
+            got = exe.run(program, feed=feed, fetch_list=fetches)
+            for j, (fetch, value) in enumerate(zip(fetches, got)):
+                if (name, k) in CF26_PADDLE_IS_WRONG and fetch.endswith("@GRAD"):
+                    true = numeric_grad(exe, program, fetches[0], feed, fetch[:-len("@GRAD")],
+                                        eps=1e-3)            # float32: a coarser step
+                    np.testing.assert_allclose(value, true, atol=2e-3, err_msg=f"{fetch} {k}")
+                    assert not np.allclose(value, values[f"y{j}_{k}"], atol=1e-3)
+                else:
+                    np.testing.assert_allclose(value, values[f"y{j}_{k}"], rtol=1e-5, atol=1e-6,
+                                               err_msg=f"{name} case {k} {fetch}")
