@@ -105,4 +105,13 @@ def while_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
 
 FLOAT_TYPES = frozenset({VarType.FP16, VarType.BF16, VarType.FP32, VarType.FP64})
 
-BLOCK_GRAD_MAKERS = {"conditional_block": conditional_block_grad, "while": while_grad}
+def no_double_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
+    """The grad ops of control flow have no gradient (as in Paddle 2.6)."""
+    raise RuntimeError(f"(NotFound) Neither operator {op.type}'s GradOpMaker nor "
+                       f"CompGradOpMaker has been registered.\nPlease check whether ({op.type}) "
+                       "operator has gradient operator.\nIf not, please set stop_gradient to be "
+                       "True for its input and output variables using var.stop_gradient=True.")
+
+
+BLOCK_GRAD_MAKERS = {"conditional_block": conditional_block_grad, "while": while_grad,
+                     "conditional_block_grad": no_double_grad, "while_grad": no_double_grad}

@@ -231,3 +231,31 @@ def test_is_test_loops_cannot_be_differentiated():
     exe.run(startup)
     with pytest.raises(Exception, match="WhileGradOp is only callable when is_test is false"):
         exe.run(main, feed={"x": np.ones(2)}, fetch_list=["x@GRAD"])
+
+
+def test_a_cond_in_a_while_in_a_cond():
+    def build():
+        x = data("x", [1, 2])
+        w = param("w", [2, 2])
+
+        def looping():
+            def body(i, h):
+                h2 = nn.cond(paddle.sum(h) > 0, lambda: paddle.tanh(paddle.matmul(h, w)),
+                             lambda: h * 0.5 + 0.1)
+                return [i + 1, h2]
+            return nn.while_loop(lambda i, h: i < 3, body, [paddle.zeros([1], "int64"), x])[1]
+        out = nn.cond(paddle.mean(x) > -0.5, looping, lambda: x * w[0])
+        return paddle.sum(out * out)
+    feeds = [{"x": np.array([[0.5, -1.0]])}, {"x": np.array([[0.9, 0.3]])},
+             {"x": np.array([[-2.0, -1.0]])}]
+    check(build, feeds, ["x", "w"], {"w": np.array([[0.3, -0.2], [0.1, 0.4]])})
+
+
+def test_no_second_order_gradient_through_control_flow_as_in_paddle():
+    with static.program_guard(static.Program(), static.Program()):
+        x = data("x", [2])
+        y = nn.cond(paddle.sum(x) > 0, lambda: x * x * x, lambda: x * 2.0)
+        dx, = static.gradients([paddle.sum(y)], [x])
+        with pytest.raises(RuntimeError, match=r"\(NotFound\) Neither operator "
+                                               r"conditional_block_grad's GradOpMaker"):
+            static.gradients([paddle.sum(dx)], [x])
