@@ -1,11 +1,12 @@
 """Dead-op elimination: drop ops of the global block whose results this run never uses.
 
 A reverse sweep from the fetch targets: an op stays when it writes a variable still needed
-(read by a later kept op or fetched) or has side effects (``graph.has_side_effects``); a
-kept op's outputs stop being needed above it (it redefines them; control flow may not, so
-theirs stay needed) and its inputs become needed. Temporaries are not kept between runs, so a dropped op changes nothing observable
-except that it cannot fail any more (ops reading a temporary nothing sets, which would
-report the missing input, stay). Random ops that draw from the shared generator stay
+(read by a later kept op or fetched) or has side effects (``graph.has_side_effects``: control
+flow always runs); a kept op's outputs stop being needed above it (it redefines them; a
+control-flow op may not, so theirs stay needed) and its inputs, its blocks' reads included,
+become needed. Temporaries are not kept between runs, so a dropped op changes nothing
+observable except that it cannot fail any more (ops reading a temporary nothing sets, which
+would report the missing input, stay). Random ops that draw from the shared generator stay
 (dropping one would change what every later random op draws); seeded ones may go.
 """
 from __future__ import annotations
