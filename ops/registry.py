@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import math
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from .common import unbroadcast  # noqa: F401  (re-exported: grad rules import it here)
 from .types import AttrType, attr_type_of
 
 GRAD_SUFFIX = "@GRAD"
@@ -247,6 +247,8 @@ class OpDef:
 
 
 def _keyword_names(fn: Callable, declared: dict) -> tuple:
+    if isinstance(fn, np.ufunc):        # NumPy < 2.1 ufuncs have no signature; they take no attrs
+        return ()
     params = inspect.signature(fn).parameters.values()
     if any(p.kind == p.VAR_KEYWORD for p in params):
         return tuple(declared)
@@ -344,21 +346,6 @@ def _grad_kernel(fwd: OpDef, fn: Callable, in_slots: list, diff_slots: list) -> 
 
     kernel.__name__ = f"{fwd.type}_grad_kernel"
     return kernel
-
-
-def unbroadcast(grad, like):
-    """Reduce a broadcast gradient to the shape of ``like`` (an array or a shape)."""
-    shape = getattr(like, "shape", None)
-    if shape is None:
-        shape = tuple(like)
-    if grad is None or not isinstance(grad, np.ndarray) or grad.shape == shape:
-        return grad
-    if grad.size == math.prod(shape):
-        return grad.reshape(shape)
-    lead = grad.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return grad.sum(axis=axes, keepdims=True).reshape(shape)
 
 
 # -- the registry ----------------------------------------------------------------------------
