@@ -13,24 +13,12 @@ from ..framework.program import Program
 from .collectives import lower_collectives
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
                    fetch_names, fetch_op_targets, normalize_feed)
+from .place import CPUPlace
 from .plan import Plan
 from .scope import Scope, global_scope
 from .tensor import LoDTensor
 
 _PLAN_CACHE_SIZE = 64
-
-
-class CPUPlace:
-    """The only place pyfluid runs on."""
-
-    def __repr__(self) -> str:
-        return "Place(cpu)"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CPUPlace)
-
-    def __hash__(self) -> int:
-        return hash("cpu")
 
 
 class Executor:

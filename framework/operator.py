@@ -9,6 +9,7 @@ from .errors import ProgramError
 
 if TYPE_CHECKING:
     from .block import Block
+    from .desc import OpDesc
 
 
 class Operator:
@@ -69,6 +70,16 @@ class Operator:
             return self.attr_types[name]
         spec = self.opdef.attr_spec(name) if self.opdef else COMMON_ATTRS.get(name)
         return spec.type if spec else attr_type_of(self.attrs[name])
+
+    @property
+    def desc(self) -> "OpDesc":
+        """Paddle's ``op.desc`` (a view; the Operator is the source of truth)."""
+        from .desc import OpDesc
+        return OpDesc(self)
+
+    def _remove_attr(self, name: str) -> None:
+        self.attrs.pop(name, None)
+        self.block.program._bump()
 
     def _set_attr(self, name: str, value: Any) -> None:
         self.attrs[name] = coerce_attr(value, self.attr_type(name)) if name in self.attrs or (

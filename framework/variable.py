@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ..ops.registry import grad_name
-from ..ops.types import AttrType, Meta, VarType, convert_dtype, to_numpy_dtype
+from ..ops.types import Meta, VarType, convert_dtype, to_numpy_dtype
 from . import unique_name
 from .arithmetic import OperatorMethods, scale_rule
+from .desc import VarDesc
 
 if TYPE_CHECKING:
     from .block import Block
@@ -170,62 +171,6 @@ class Variable(OperatorMethods):
         block.append_op(type="fill_constant", outputs={"Out": out},
                         attrs={"shape": shape, "dtype": int(self.dtype), "value": float(value)})
         return out
-
-
-class VarDesc:
-    """The part of Paddle's VarDesc API that programs use, over one Variable."""
-
-    def __init__(self, var: Variable):
-        self._var = var
-
-    def name(self) -> str:
-        return self._var.name
-
-    def shape(self) -> list:
-        return list(self._var.shape)
-
-    def dtype(self) -> VarType:
-        return self._var.dtype
-
-    def type(self) -> VarType:
-        return self._var.type
-
-    def persistable(self) -> bool:
-        return self._var.persistable
-
-    def set_persistable(self, value: bool) -> None:
-        self._var.persistable = value
-
-    def need_check_feed(self) -> bool:
-        return self._var.need_check_feed
-
-    def set_need_check_feed(self, value: bool) -> None:
-        self._var.need_check_feed = bool(value)
-        self._var.block.program._bump()
-
-    def stop_gradient(self) -> bool:
-        return self._var.stop_gradient
-
-    def set_stop_gradient(self, value: bool) -> None:
-        self._var.stop_gradient = value
-
-    def has_stop_gradient(self) -> bool:
-        return self._var.stop_gradient or self._var.has_stop_gradient
-
-    def has_is_parameter(self) -> bool:
-        return self._var.is_parameter or self._var.has_is_parameter
-
-    def _set_attr(self, name: str, value: int | str | list) -> None:
-        """A VarDesc.Attr (INT, STRING or INTS), serialized with the variable."""
-        attr_type = (AttrType.STRING if isinstance(value, str) else
-                     AttrType.INTS if isinstance(value, (list, tuple)) else AttrType.INT)
-        value = [int(v) for v in value] if attr_type == AttrType.INTS else value
-        attrs = [a for a in self._var.desc_attrs if a[0] != name]
-        self._var.desc_attrs = attrs + [(name, attr_type, value)]
-        self._var.block.program._bump()
-
-    def attr(self, name: str):
-        return next((v for n, _, v in self._var.desc_attrs if n == name), None)
 
 
 class Parameter(Variable):
