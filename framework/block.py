@@ -114,7 +114,7 @@ class Block:
 
     def _clone_variable(self, var: Variable, force_persistable: bool = True) -> Variable:
         return self.create_var(name=var.name, type=var.type, shape=var._shape, dtype=var._dtype,
-                               lod_level=var.lod_level,
+                               lod_level=var._lod_level,
                                persistable=True if force_persistable else var.persistable)
 
     # -- operators --------------------------------------------------------------------------

@@ -65,7 +65,7 @@ class VarDesc(_View):
         self._bump()
 
     def lod_level(self) -> int:
-        return self._of.lod_level or 0
+        return self._of._lod_level or 0
 
     def set_lod_level(self, level: int) -> None:
         self._of.lod_level = int(level)

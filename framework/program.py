@@ -293,13 +293,13 @@ def _copy_var(var: Variable, block: Block) -> Variable:
     if isinstance(var, Parameter):
         new = Parameter(block, var.name, var.shape, var.dtype, trainable=var.trainable,
                         optimize_attr=dict(var.optimize_attr), regularizer=var.regularizer,
-                        need_clip=var.need_clip, lod_level=var.lod_level)
+                        need_clip=var.need_clip, lod_level=var._lod_level)
         new._stop_gradient = var._stop_gradient        # set apart from trainable by the user
         new.do_model_average, new.is_distributed = var.do_model_average, var.is_distributed
     else:
         new = Variable(block, var.name, type=var.type, persistable=var.persistable,
                        stop_gradient=var.stop_gradient, is_data=var.is_data,
-                       need_check_feed=var.need_check_feed, lod_level=var.lod_level,
+                       need_check_feed=var.need_check_feed, lod_level=var._lod_level,
                        belong_to_optimizer=var.belong_to_optimizer)
     new._shape, new._dtype = var._shape, var._dtype
     new.desc_attrs = list(var.desc_attrs)

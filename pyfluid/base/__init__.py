@@ -4,9 +4,11 @@ autodiff: core, framework, executor, backward, compiler, dygraph, unique_name, p
 fluid-era layers and optimizers that tutorials written against Paddle 1.x use."""
 from __future__ import annotations
 
+import sys
 from typing import Sequence
 
-from . import core, framework, executor, backward, compiler, dygraph, unique_name  # noqa: I001
+from ..framework import unique_name
+from . import core, framework, executor, backward, compiler, dygraph  # noqa: I001
 from . import data_feeder, layers, optimizer
 from .backward import append_backward, gradients
 from .compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
@@ -23,6 +25,7 @@ from ..framework.context import enable_static as disable_dygraph
 from ..param_attr import ParamAttr
 from ..static import data as _static_data
 
+sys.modules[__name__ + ".unique_name"] = unique_name     # the generator's own module
 libpaddle = core
 Tensor = LoDTensor
 enable_imperative, disable_imperative = enable_dygraph, disable_dygraph

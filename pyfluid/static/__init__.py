@@ -50,3 +50,5 @@ from ..tensor.creation import create_global_var  # noqa: E402
 __all__ += ["create_global_var"]
 from . import io  # noqa: E402  (paddle.static.io)
 __all__ += ["io"]
+from ..tensor.indexing import setitem  # noqa: E402  (paddle.static.setitem)
+__all__ += ["setitem"]

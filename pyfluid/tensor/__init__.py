@@ -1,6 +1,9 @@
 """``paddle.tensor``: the functional tensor API, laid out as Paddle's ``python/paddle/tensor``."""
+from .attribute import numel, shape
 from .creation import (arange, assign, create_global_var, full, full_like, ones, ones_like,
                        to_tensor, zeros, zeros_like)
+from .index_ops import (broadcast_tensors, gather_nd, index_put, index_select, nonzero,
+                        unique_consecutive)
 from .linalg import matmul, norm
 from .logic import (equal, greater_equal, greater_than, less_equal, less_than, not_equal)
 from .manipulation import (broadcast_to, cast, concat, expand, flatten, gather, reshape, slice,
@@ -22,4 +25,6 @@ __all__ = [
     "not_equal", "ones", "ones_like", "pow", "prod", "rand", "randn", "reciprocal", "relu",
     "remainder", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "slice", "split",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "tanh", "tile", "to_tensor",
-    "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like"]
+    "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like",
+    "broadcast_tensors", "gather_nd", "index_put", "index_select", "nonzero",
+    "unique_consecutive", "numel", "shape"]
