@@ -218,8 +218,7 @@ class OpDesc(_View):
         self._of._remove_attr(name)
 
     def set_block_attr(self, name: str, block: "BlockDesc") -> None:
-        self._of.attr_types[name] = AttrType.BLOCK
-        self._of._set_attr(name, block.id)
+        self._of._set_attr(name, block.id, AttrType.BLOCK)
 
     def _block_attr_id(self, name: str) -> int:
         return int(self._of.attr(name))

@@ -1,8 +1,6 @@
 """Helpers shared by op declarations: broadcasting with Paddle's ``axis`` and shape rules."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .types import Meta
@@ -111,18 +109,3 @@ def axis_reduce(x: np.ndarray, ufunc: np.ufunc, axis: int) -> np.ndarray:
     if x.ndim == 2 and axis == 1 and x.shape[1] <= _SHORT_AXIS < x.shape[0]:
         return ufunc.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
     return ufunc.reduce(x, axis=axis, keepdims=True)
-
-
-def unbroadcast(grad, like):
-    """Reduce a broadcast gradient to the shape of ``like`` (an array or a shape)."""
-    shape = getattr(like, "shape", None)
-    if shape is None:
-        shape = tuple(like)
-    if grad is None or not isinstance(grad, np.ndarray) or grad.shape == shape:
-        return grad
-    if grad.size == math.prod(shape):
-        return grad.reshape(shape)
-    lead = grad.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return grad.sum(axis=axes, keepdims=True).reshape(shape)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import normalize_axis, runtime_ints, unbroadcast
-from .registry import register_op
+from .common import normalize_axis, runtime_ints
+from .registry import register_op, unbroadcast
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
 _MAX_INT = 2 ** 31 - 1

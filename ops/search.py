@@ -164,7 +164,8 @@ def where_grad(condition, x, y, dout):
 unique_consecutive = register_op(
     "unique_consecutive", inputs=["X"], outputs=["Out", "Index?", "Counts?"],
     attrs={"return_inverse": False, "return_counts": False, "axis": (AttrType.INTS, []),
-           "dtype": int(VarType.INT64)}, differentiable=False)
+           "dtype": int(VarType.FP32)}, differentiable=False)    # Paddle's default; the API
+                                                                  # always passes int64
 
 
 @unique_consecutive.def_infer_shape

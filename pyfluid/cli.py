@@ -4,6 +4,7 @@
     pyfluid show MODEL                                  print the program
     pyfluid run MODEL --input NAME=file.npy [-o out.npz] run it, print (and save) the outputs
     pyfluid dot MODEL -o graph.svg                      draw it with Graphviz (-o x.dot: source)
+    pyfluid onnx MODEL -o model.onnx [--opset 17]       convert it to ONNX (needs `onnx`)
 
 MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` file itself.
 """
@@ -60,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
     dot.add_argument("--output", "-o", required=True, metavar="OUT.svg",
                      help="output file; its extension picks the format (.dot writes the source)")
     dot.set_defaults(command=_dot)
+    to_onnx = commands.add_parser("onnx", help="convert the model to an ONNX file")
+    to_onnx.add_argument("model", help="path prefix or .pdmodel file")
+    to_onnx.add_argument("--output", "-o", required=True, metavar="OUT.onnx", help="ONNX file")
+    to_onnx.add_argument("--opset", type=int, default=17, help="ONNX opset (default: 17)")
+    to_onnx.set_defaults(command=_onnx)
     return parser
 
 
@@ -129,6 +135,23 @@ def _run(args: argparse.Namespace) -> int:
     if args.output:
         np.savez(args.output, **{f"y{i}": v for i, v in enumerate(outputs)})
         print(f"saved {len(outputs)} output(s) to {args.output}")
+    return 0
+
+
+# -- onnx ---------------------------------------------------------------------------------------
+def _onnx(args: argparse.Namespace) -> int:
+    from .onnx import OnnxExportError, export_onnx
+    scope = Scope()
+    with scope_guard(scope):
+        program, feed_names, fetch_targets = load_inference_model(_prefix(args.model),
+                                                                  Executor(CPUPlace()))
+    try:
+        path = export_onnx(program, feed_names, fetch_targets, args.output, scope=scope,
+                           opset_version=args.opset)
+    except (OnnxExportError, ImportError) as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {path} (opset {args.opset}; inputs {', '.join(feed_names)}; outputs "
+          f"{', '.join(v.name for v in fetch_targets)})")
     return 0
 
 

@@ -52,3 +52,5 @@ from . import io  # noqa: E402  (paddle.static.io)
 __all__ += ["io"]
 from ..tensor.indexing import setitem  # noqa: E402  (paddle.static.setitem)
 __all__ += ["setitem"]
+from ..onnx import export_onnx  # noqa: E402
+__all__ += ["export_onnx"]

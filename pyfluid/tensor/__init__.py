@@ -1,8 +1,7 @@
 """``paddle.tensor``: the functional tensor API, laid out as Paddle's ``python/paddle/tensor``."""
-from .attribute import numel, shape
 from .creation import (arange, assign, create_global_var, full, full_like, ones, ones_like,
                        to_tensor, zeros, zeros_like)
-from .index_ops import (broadcast_tensors, gather_nd, index_put, index_select, nonzero,
+from .index_ops import (broadcast_tensors, gather_nd, index_put, nonzero,
                         unique_consecutive)
 from .linalg import matmul, norm
 from .logic import (equal, greater_equal, greater_than, less_equal, less_than, not_equal)
@@ -15,6 +14,14 @@ from .math import (abs, add, add_n, all, any, clip, cumsum, divide, exp, floor, 
 from .random import rand, randn
 from .search import argmax, argmin, argsort, topk, where
 from .stat import mean, std, var
+from .attribute import shape
+from .creation import tril, triu
+from .einsum import einsum
+from .linalg import bmm
+from .manipulation import take_along_axis
+from .math import ceil, cos, sin
+from .search import index_select
+from .stat import numel
 
 __all__ = [
     "abs", "add", "add_n", "all", "any", "arange", "argmax", "argmin", "argsort", "assign",
@@ -25,6 +32,7 @@ __all__ = [
     "not_equal", "ones", "ones_like", "pow", "prod", "rand", "randn", "reciprocal", "relu",
     "remainder", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "slice", "split",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "tanh", "tile", "to_tensor",
-    "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like",
-    "broadcast_tensors", "gather_nd", "index_put", "index_select", "nonzero",
-    "unique_consecutive", "numel", "shape"]
+    "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like"]
+__all__ += ["bmm", "ceil", "cos", "einsum", "index_select", "numel", "shape", "sin",
+            "take_along_axis", "tril", "triu"]
+__all__ += ["broadcast_tensors", "gather_nd", "index_put", "nonzero", "unique_consecutive"]

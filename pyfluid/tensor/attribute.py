@@ -1,28 +1,26 @@
-"""A tensor's attributes as tensors (``paddle.tensor.attribute``): ``shape`` (op ``shape``)
-and ``numel`` (op ``size``); ``Variable.size()`` is numel under Paddle's variable naming."""
+"""Tensor attributes (``paddle.tensor.attribute``): ``shape``, a tensor's dims as an int32
+tensor (op ``shape``), which is how programs read a dim that is -1 when they are built; and
+``Variable.size()``."""
 from __future__ import annotations
 
-from .._dispatch import apply_op, layer_op
+from .._dispatch import apply_op, is_static
 from ..framework import unique_name
-from ..framework.variable import Variable
-from ..ops.types import VarType
-
-__all__ = ["numel", "shape"]
+from ..framework.layer_helper import LayerHelper
 
 
 def shape(input):  # noqa: A002  (Paddle's name)
-    """The dims of ``input`` as an int32 tensor."""
-    return layer_op("shape", "shape", {"Input": input},
-                    outputs=(("Out", VarType.INT32, True),))[0]
+    """The dims of ``input`` as an int32 tensor of shape [rank]; never needs a gradient."""
+    if not is_static({"Input": input}):
+        out = apply_op("shape", {"Input": input})
+        out.stop_gradient = True
+        return out
+    helper = LayerHelper("shape")
+    out = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    helper.append_op(type="shape", inputs={"Input": input}, outputs={"Out": out})
+    return out
 
 
-def numel(x, name: str | None = None):
-    """The number of elements of ``x`` as an int64 0-D tensor."""
-    return layer_op("numel", "size", {"Input": x}, outputs=(("Out", VarType.INT64, True),),
-                    name=name)[0]
-
-
-def variable_size(self: Variable) -> Variable:
+def variable_size(self):
     """``Variable.size()``: the element count, a 0-D int64 Variable named ``<x>_size_<n>``."""
     block = self.block.program.current_block()
     out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{self.name}_size"),

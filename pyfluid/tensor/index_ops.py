@@ -1,4 +1,4 @@
-"""The index-driven functions of Paddle's tensor API: gather_nd, index_select, nonzero,
+"""The index-driven functions of Paddle's tensor API: gather_nd, nonzero,
 broadcast_tensors, index_put and unique_consecutive (each one op, appended or run eagerly)."""
 from __future__ import annotations
 
@@ -9,19 +9,12 @@ from ..framework import unique_name
 from ..framework.variable import Variable
 from ..ops.types import VarType, convert_dtype
 
-__all__ = ["broadcast_tensors", "gather_nd", "index_put", "index_select", "nonzero",
-           "unique_consecutive"]
+__all__ = ["broadcast_tensors", "gather_nd", "index_put", "nonzero", "unique_consecutive"]
 
 
 def gather_nd(x, index, name: str | None = None):
     """The slices of ``x`` at the coordinates along ``index``'s last axis."""
     return layer_op("gather_nd", "gather_nd", {"X": x, "Index": index}, name=name)[0]
-
-
-def index_select(x, index, axis: int = 0, name: str | None = None):
-    """The slices of ``x`` along ``axis`` picked by the 1-D ``index``."""
-    return layer_op("index_select", "index_select", {"X": x, "Index": index}, {"dim": axis},
-                    name=name)[0]
 
 
 def nonzero(x, as_tuple: bool = False):

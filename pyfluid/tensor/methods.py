@@ -29,6 +29,7 @@ _METHODS = (
     "maximum", "mean", "min", "minimum", "multiply", "not_equal", "pow", "prod", "reciprocal",
     "relu", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "split", "sqrt", "square",
     "squeeze", "std", "subtract", "sum", "tanh", "tile", "topk", "transpose", "unsqueeze", "var")
+_METHODS += ("bmm", "ceil", "cos", "index_select", "sin", "take_along_axis", "tril", "triu")
 
 
 def patch_methods() -> None:
