@@ -42,6 +42,7 @@ class Optimizer:
     type = ""
     _accumulator_slots: dict[str, str] = {}
     _group_options: dict[str, str] = {}      # parameter-group key -> hyperparameter attribute
+    _static_by_default = False    # fluid.optimizer's: no parameters means a static optimizer
 
     def __init__(self, learning_rate: float | LRScheduler, parameters: Iterable | None = None,
                  weight_decay: float | WeightDecayRegularizer | None = None,
@@ -55,7 +56,7 @@ class Optimizer:
         groups = None
         if parameters and isinstance(parameters[0], dict):
             parameters, groups = param_groups.split(parameters)
-        if in_dynamic_mode() and parameters is None:
+        if in_dynamic_mode() and parameters is None and not self._static_by_default:
             raise AttributeError("parameters argument given to the Optimizer should not be None "
                                  "in dygraph mode.")
         if not isinstance(learning_rate, (float, LRScheduler)):
