@@ -36,6 +36,12 @@ class Executor:
         self._pruned_programs: OrderedDict = OrderedDict()
         self._closed = False
 
+    @property
+    def _default_executor(self) -> "Executor":
+        """Paddle's C++ executor behind this one (``core._create_loaded_parameter`` takes it);
+        pyfluid has no second executor, so it is this one."""
+        return self
+
     def close(self) -> None:
         self._closed = True
         self._plans.clear()

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ..framework import unique_name
 from . import core, framework, executor, backward, compiler, dygraph  # noqa: I001
-from . import data_feeder, layers, optimizer
+from . import data_feeder, io, layers, optimizer, reader
 from .backward import append_backward, gradients
 from .compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from .core import (CPUPlace, CUDAPinnedPlace, CUDAPlace, LoDTensor, Scope, XPUPlace,
@@ -22,6 +22,7 @@ from .framework import (Program, Variable, default_main_program, default_startup
                         in_dygraph_mode, in_pir_mode, program_guard)
 from ..framework.context import disable_static as enable_dygraph
 from ..framework.context import enable_static as disable_dygraph
+from .. import regularizer
 from ..param_attr import ParamAttr
 from ..static import data as _static_data
 
@@ -46,7 +47,7 @@ __all__ = [
     "Variable", "XPUPlace", "append_backward", "backward", "compiler", "core", "cpu_places",
     "data", "data_feeder", "default_main_program", "default_startup_program",
     "disable_dygraph", "dygraph", "enable_dygraph", "executor", "framework", "global_scope",
-    "gradients", "in_dygraph_mode", "in_pir_mode", "is_compiled_with_cinn",
+    "gradients", "in_dygraph_mode", "in_pir_mode", "io", "is_compiled_with_cinn",
     "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu", "layers",
-    "optimizer", "program_guard", "scope_guard", "unique_name",
+    "optimizer", "program_guard", "reader", "regularizer", "scope_guard", "unique_name",
 ]
