@@ -28,7 +28,7 @@ def accuracy_kernel(out, indices, label):
 # counts, their sum and a step counter ([(slide_steps + 1) * (T + 1) + 1]).
 auc = register_op("auc", inputs=["Predict", "Label", "StatPos", "StatNeg", "InsTagWeight?"],
                   outputs=["AUC", "StatPosOut", "StatNegOut"],
-                  attrs={"curve": "ROC", "num_thresholds": 2 ** 12 - 1, "slide_steps": 1},
+                  attrs={"curve": "ROC", "num_thresholds": 2 ** 13 - 1, "slide_steps": 1},
                   differentiable=False,
                   infer_shape=lambda predict, label, pos, neg, weight=None, **_: (
                       Meta((), VarType.FP64), pos, neg))

@@ -39,6 +39,8 @@ def save_vars(executor: Any, dirname: str | None, main_program: Any = None,
     """Save ``vars`` (or the program's variables ``predicate`` accepts) from the global scope;
     with ``dirname=None`` the combined bytes are returned instead of written."""
     variables = _chosen(main_program, vars, predicate)
+    if dirname is not None:
+        os.makedirs(dirname, exist_ok=True)
     if dirname is None or filename is not None:      # combined: sorted by name, as Paddle
         data = combined_bytes(sorted(variables, key=lambda v: v.name), global_scope())
         if dirname is None:
