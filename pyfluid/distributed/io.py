@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..io.inference import _feed_fetch_names, _parse_program
+from ..io.inference import _feed_fetch_names, _parse_program, _read_checked
+from ..io.safe_read import PROGRAM_LIMIT
 from ..io.save_vars import load_persistables, save_persistables
-from ..io.variables import read_bytes
 
 __all__ = ["load_inference_model_distributed", "load_persistables", "save_persistables"]
 
@@ -24,7 +24,7 @@ def load_inference_model_distributed(dirname: str | None, executor: Any,
         if not os.path.isdir(folder):
             raise ValueError(f"There is no directory named '{dirname}'")
         model_path = os.path.join(folder, os.path.basename(model_filename or "__model__"))
-        program = _parse_program(read_bytes(model_path), model_path)
+        program = _parse_program(_read_checked(model_path, PROGRAM_LIMIT), model_path)
         params = None if params_filename is None else os.path.basename(params_filename)
     else:
         if params_filename is None:

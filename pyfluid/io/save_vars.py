@@ -14,8 +14,8 @@ from ..framework.program_state import is_persistable
 from ..framework.variable import Variable
 from . import atomic
 from .tensor_stream import tensor_to_bytes
-from .variables import combined_bytes, commit, read_bytes, read_combined, read_separate, \
-    scope_arrays
+from .safe_read import read_file
+from .variables import combined_bytes, commit, read_combined, read_separate, scope_arrays
 
 __all__ = ["load_persistables", "load_vars", "save_persistables", "save_vars"]
 
@@ -64,7 +64,7 @@ def load_vars(executor: Any, dirname: str | None, main_program: Any = None,
         staged = read_combined(bytes(filename), ordered, "<bytes>")
     elif filename is not None:
         path = os.path.join(dirname or "", filename)
-        staged = read_combined(read_bytes(path), ordered, path)
+        staged = read_combined(read_file(path), ordered, path)
     else:
         staged = read_separate(dirname, variables)
     commit(global_scope(), staged)
