@@ -8,7 +8,7 @@ from ..framework.variable import Variable
 from ..static.block_guards import ConditionalBlock, While
 from ..static.control_flow import case, cond, switch_case, while_loop
 from ..static.nn import fc as _fc
-from ..static.py_func import py_func
+from ..static.py_func import append_py_func as py_func  # static, as in fluid 1.x
 from ..tensor.array import array_length, array_read, array_write, create_array
 from ..tensor.logic import (equal, greater_than, less_than, logical_and, logical_not,
                             logical_or, logical_xor)
