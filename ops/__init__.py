@@ -5,7 +5,8 @@ from . import (  # noqa: F401
     activation, conv, creation, dropout, elementwise, embedding, feed_fetch, index, linalg, logic,
     loss, manipulation, math, metric, norm, optimizer, pool, py_func, random, reduce, search,
     slicing)
-from . import activation_piecewise, activation_smooth, group_norm, pad  # noqa: F401
+from . import (activation_piecewise, activation_smooth, conv_transpose, group_norm,  # noqa: F401
+               pad)
 from . import double_grad, fused  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
