@@ -6,7 +6,7 @@ from . import (  # noqa: F401
     loss, manipulation, math, metric, norm, optimizer, pool, py_func, random, reduce, search,
     slicing)
 from . import (activation_piecewise, activation_smooth, conv_transpose, group_norm,  # noqa: F401
-               pad)
+               interpolate, pad)
 from . import double_grad, fused  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
