@@ -8,9 +8,21 @@ from .layers import Layer
 from .loss import CrossEntropyLoss, L1Loss, MSELoss
 from .norm import BatchNorm1D, BatchNorm2D, LayerNorm
 from .pooling import AdaptiveAvgPool2D, AvgPool2D, MaxPool2D
+from .activation import (CELU, SELU, Hardshrink, Hardtanh, LogSigmoid, Mish, PReLU, Softplus,
+                         Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
+from .common import (Pad1D, Pad2D, Pad3D, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D,
+                     ZeroPad2D)
+from .conv import Conv2DTranspose, Conv3D
+from .norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D
+from .pooling import AdaptiveMaxPool2D
 
 __all__ = [
     "AdaptiveAvgPool2D", "AvgPool2D", "BatchNorm1D", "BatchNorm2D", "Conv2D", "CrossEntropyLoss",
     "Dropout", "ELU", "Embedding", "Flatten", "GELU", "Hardswish", "L1Loss", "Layer", "LayerNorm",
     "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "MaxPool2D", "ReLU", "ReLU6", "Sequential",
-    "Sigmoid", "Silu", "Softmax", "Tanh"]
+    "Sigmoid", "Silu", "Softmax", "Tanh",
+    "AdaptiveMaxPool2D", "CELU", "Conv2DTranspose", "Conv3D", "GroupNorm", "Hardshrink",
+    "Hardtanh", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LogSigmoid", "Mish",
+    "PReLU", "Pad1D", "Pad2D", "Pad3D", "SELU", "Softplus", "Softshrink", "Softsign",
+    "Tanhshrink", "ThresholdedReLU", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D",
+    "ZeroPad2D"]
