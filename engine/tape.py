@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -29,6 +30,41 @@ from .tensor import Tensor, is_zeros_view
 
 
 NODE_NUMBERS = itertools.count()     # creation order of nodes: a topological order
+
+# Paddle's backward hooks (egr::Controller): callbacks run after a leaf's gradient is
+# accumulated (by leaf id: [(weakref, fn)]), and once at the end of every backward().
+# Data parallelism uses them to reduce gradients while backward runs.
+_LEAF_HOOKS: dict[int, list] = {}
+_FINAL_HOOKS: list = []
+
+
+def register_leaf_hook(leaf: Tensor, hook) -> None:
+    """Call ``hook(leaf)`` each time backward() accumulates into ``leaf.grad``."""
+    _LEAF_HOOKS.setdefault(id(leaf), []).append((weakref.ref(leaf), hook))
+
+
+def remove_leaf_hook(leaf: Tensor, hook) -> None:
+    hooks = [(r, h) for r, h in _LEAF_HOOKS.get(id(leaf), []) if h is not hook]
+    if hooks:
+        _LEAF_HOOKS[id(leaf)] = hooks
+    else:
+        _LEAF_HOOKS.pop(id(leaf), None)
+
+
+def register_backward_final_hook(hook) -> None:
+    """Call ``hook()`` at the end of every backward() (Paddle's backward final hook)."""
+    _FINAL_HOOKS.append(hook)
+
+
+def remove_backward_final_hook(hook) -> None:
+    if hook in _FINAL_HOOKS:
+        _FINAL_HOOKS.remove(hook)
+
+
+def _leaf_accumulated(t: Tensor) -> None:
+    for ref, hook in _LEAF_HOOKS.get(id(t), ()):
+        if ref() is t:
+            hook(t)
 
 
 class Node:
@@ -142,6 +178,8 @@ def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool
             if child is None:
                 if plain:
                     accumulate_leaf(edge[2], g)
+                    if _LEAF_HOOKS:
+                        _leaf_accumulated(edge[2])
                 else:
                     _deliver_leaf(edge[2], g, captures, blocked)
                 continue
@@ -196,6 +234,8 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
     pairs = [(t, _seed(t, g)) for t, g in zip(tensors, grad_tensors) if not t.stop_gradient]
     if pairs:
         _run_graph([t for t, _ in pairs], [g for _, g in pairs], retain_graph)
+        for hook in list(_FINAL_HOOKS):
+            hook()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,

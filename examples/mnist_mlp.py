@@ -2,6 +2,8 @@
 
     python examples/mnist_mlp.py                 # fetches MNIST on first use, then trains
     python examples/mnist_mlp.py --epochs 3 --optimizer sgd --lr 0.1 --py-func-relu
+    python -m pyfluid.distributed.launch --nproc_per_node 2 examples/mnist_mlp.py --distributed
+    python examples/mnist_mlp.py --export-onnx   # also writes model.onnx, checks onnxruntime
 
 Builds the network with ``paddle.static.nn.fc`` and ``paddle.nn.functional.cross_entropy``,
 trains it with a progress bar, evaluates the test set after every epoch through
@@ -48,6 +50,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="folder with the MNIST IDX files (default: $PYFLUID_MNIST_DIR, "
                              "then the cache ~/.cache/pyfluid/mnist, fetched on first use)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel on the ranks started by pyfluid.distributed.launch "
+                             "(fleet, collective): --batch-size per rank; rank 0 saves and plots")
+    parser.add_argument("--export-onnx", action="store_true",
+                        help="also export <out>/model/mnist_mlp.onnx and check that onnxruntime "
+                             "(pip install onnx onnxruntime) gets our test accuracy")
     args = parser.parse_args(argv)
     args.hidden = [int(size) for size in args.hidden.split(",") if size.strip()]
     if args.lr is None:
@@ -100,11 +108,18 @@ def make_optimizer(name: str, learning_rate: float, total_steps: int):
 
 
 def batches(images: np.ndarray, labels: np.ndarray, batch_size: int,
-            rng: np.random.Generator | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(images, labels [B, 1]) batches, shuffled when ``rng`` is given."""
+            rng: np.random.Generator | None = None, rank: int = 0,
+            world: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(images, labels [B, 1]) batches, shuffled when ``rng`` is given. With ``world`` ranks:
+    rank ``rank``'s part of each global batch of ``batch_size * world`` (the same permutation
+    on every rank: same seed); a short last batch is split evenly, so every rank takes the
+    same number of steps (a rank with one step more would wait for the others forever)."""
     order = rng.permutation(len(labels)) if rng is not None else np.arange(len(labels))
-    for start in range(0, len(order), batch_size):
-        chosen = order[start:start + batch_size]
+    for start in range(0, len(order), batch_size * world):
+        chunk = order[start:start + batch_size * world]
+        if len(chunk) < world:
+            return
+        chosen = np.array_split(chunk, world)[rank]
         yield images[chosen], labels[chosen].reshape(-1, 1)
 
 
@@ -127,6 +142,18 @@ def reloaded_accuracy(exe, path_prefix: str, images: np.ndarray, labels: np.ndar
     for image_batch, label_batch in batches(images, labels, 1000):
         probabilities, = exe.run(program, feed={feed_names[0]: image_batch},
                                  fetch_list=fetch_targets)
+        correct += int((np.argmax(probabilities, axis=1) == label_batch[:, 0]).sum())
+    return correct / len(labels)
+
+
+def onnx_accuracy(path: str, images: np.ndarray, labels: np.ndarray) -> float:
+    """Accuracy of the exported ONNX model, run by onnxruntime."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    input_name = session.get_inputs()[0].name
+    correct = 0
+    for image_batch, label_batch in batches(images, labels, 1000):
+        probabilities, = session.run(None, {input_name: image_batch})
         correct += int((np.argmax(probabilities, axis=1) == label_batch[:, 0]).sum())
     return correct / len(labels)
 
@@ -174,7 +201,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
     train_images, train_labels = mnist.load("train", args.data_dir)
     test_images, test_labels = mnist.load("test", args.data_dir)
     train_images, test_images = mnist.scale_images(train_images), mnist.scale_images(test_images)
-    steps_per_epoch = -(-len(train_labels) // args.batch_size)
+    fleet = paddle.distributed.fleet
+    if args.distributed:
+        fleet.init(is_collective=True)
+    rank, world = (fleet.worker_index(), fleet.worker_num()) if args.distributed else (0, 1)
+    steps_per_epoch = -(-len(train_labels) // (args.batch_size * world))
 
     main_program, startup_program = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main_program, startup_program):
@@ -182,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
         test_program = main_program.clone(for_test=True)
         optimizer, schedule = make_optimizer(args.optimizer, args.lr,
                                              args.epochs * steps_per_epoch)
+        if args.distributed:      # gradients averaged over the ranks (Paddle's collective ops)
+            optimizer = fleet.distributed_optimizer(optimizer, fleet.DistributedStrategy())
         optimizer.minimize(loss)
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup_program)
@@ -191,9 +224,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
-        bar = tqdm(batches(train_images, train_labels, args.batch_size, rng),
+        bar = tqdm(batches(train_images, train_labels, args.batch_size, rng, rank, world),
                    total=steps_per_epoch, desc=f"epoch {epoch}/{args.epochs}", file=sys.stdout,
-                   leave=True, dynamic_ncols=True)
+                   leave=True, dynamic_ncols=True, disable=rank != 0)
         for image_batch, label_batch in bar:
             loss_value, accuracy_value = exe.run(
                 main_program, feed={"image": image_batch, "label": label_batch},
@@ -212,16 +245,28 @@ def main(argv: Sequence[str] | None = None) -> dict:
         bar.write(f"epoch {epoch}: test loss {test_loss:.4f}, test accuracy "
                   f"{test_accuracy:.4f} ({time.perf_counter() - started:.1f} s)")
     train_seconds = time.perf_counter() - started
+    if rank != 0:             # every rank holds the same parameters: rank 0 writes the files
+        return {"test_accuracy": history["test_accuracy"][-1], "rank": rank}
 
     model_prefix = os.path.join(args.out, "model", "mnist_mlp")
     paddle.static.save_inference_model(model_prefix, [image], [probabilities], exe,
                                        program=test_program)
     reloaded = reloaded_accuracy(exe, model_prefix, test_images, test_labels)
+    if args.export_onnx:
+        onnx_path = paddle.static.export_onnx(test_program, [image], [probabilities],
+                                              model_prefix + ".onnx")
+        summary_onnx = onnx_accuracy(onnx_path, test_images, test_labels)
+        print(f"ONNX model {onnx_path}: onnxruntime test accuracy {summary_onnx:.4f}")
+        if summary_onnx != history["test_accuracy"][-1]:
+            raise RuntimeError(f"onnxruntime's accuracy {summary_onnx} differs from pyfluid's "
+                               f"{history['test_accuracy'][-1]}")
     curves_path = os.path.join(args.out, "mnist_mlp_curves.png")
     plot_curves(history, curves_path)
     summary = {"test_accuracy": history["test_accuracy"][-1], "reloaded_accuracy": reloaded,
                "train_seconds": round(train_seconds, 1), "epochs": args.epochs,
                "model": model_prefix + ".pdmodel", "curves": curves_path}
+    if args.export_onnx:
+        summary["onnx_accuracy"] = summary_onnx
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print(f"test accuracy {summary['test_accuracy']:.4f} after {args.epochs} epochs; "

@@ -10,6 +10,7 @@ import numpy as np
 from ..framework.context import default_main_program
 from ..framework.passes import DEFAULT_STRATEGY, BuildStrategy, apply_passes
 from ..framework.program import Program
+from .collectives import lower_collectives
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
                    fetch_names, fetch_op_targets, normalize_feed)
 from .plan import Plan
@@ -101,10 +102,12 @@ class Executor:
                               "in the program to be executed. Please ensure you create model "
                               "correctly or you can pass the Program or the CompiledProgram "
                               "manually.", stacklevel=3)
-            optimized = apply_passes(program, strategy, feed_names, fetch)   # graph passes
-            reuse = (strategy or DEFAULT_STRATEGY).reusing_buffers()
+            lowered = lower_collectives(program)      # overlapped gradient all-reduces
+            optimized = apply_passes(lowered, strategy, feed_names, fetch)   # graph passes
+            strategy = strategy or DEFAULT_STRATEGY
             plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
-                                           reuse_buffers=reuse)
+                                           reuse_buffers=strategy.reusing_buffers(),
+                                           checks=strategy.checking())
             while len(self._plans) > _PLAN_CACHE_SIZE:
                 self._plans.popitem(last=False)
         return plan

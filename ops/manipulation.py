@@ -29,6 +29,7 @@ def _grad_from_xshape(xshape, dout):
 
 # -- cast ---------------------------------------------------------------------------------------
 cast = register_op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": 5, "out_dtype": 5},
+                   extra_attrs={"use_mkldnn": False},
                    infer_shape=lambda x, *, out_dtype, **_: Meta(x.shape, VarType(out_dtype)))
 
 
@@ -44,24 +45,30 @@ def cast_grad(x, dout):
 
 # -- reshape2 / transpose2 ---------------------------------------------------------------------
 def _reshape_target(in_shape, shape):
-    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
-    if out.count(-1) > 1:
+    """Paddle's rule: 0 copies the input's dim (unknown, -1, if that one is), one -1 is
+    inferred when every input dim is known."""
+    if list(shape).count(-1) > 1:
         raise ValueError(f"shape {list(shape)} has more than one -1")
-    known = [d for d in in_shape]
-    if -1 in out and -1 not in known:
-        rest = int(np.prod([d for d in out if d != -1]))
-        total = int(np.prod(known))
+    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    if -1 in in_shape:
+        return tuple(out)
+    total = int(np.prod(in_shape))
+    if -1 in shape:
+        at = list(shape).index(-1)
+        rest = int(np.prod([d for i, d in enumerate(out) if i != at]))
         if rest == 0 or total % rest:
             raise ValueError(f"cannot reshape {list(in_shape)} to {list(shape)}")
-        out[out.index(-1)] = total // rest
-    elif -1 not in out and -1 not in known and int(np.prod(out)) != int(np.prod(known)):
-        raise ValueError(f"cannot reshape {list(in_shape)} ({int(np.prod(known))} elements) "
+        out[at] = total // rest
+    elif int(np.prod(out)) != total:
+        raise ValueError(f"cannot reshape {list(in_shape)} ({total} elements) "
                          f"to {list(shape)} ({int(np.prod(out))} elements)")
     return tuple(out)
 
 
 reshape2 = register_op("reshape2", inputs=["X", "Shape?", "ShapeTensor*?"],
                        outputs=["Out", "XShape?"], attrs={"shape": (AttrType.INTS, [])},
+                       extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32",
+                                    "use_quantizer": False},
                        no_grad=["Shape", "ShapeTensor"], views_input=True)
 
 

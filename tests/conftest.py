@@ -11,6 +11,7 @@ import pytest
 import pyfluid
 from pyfluid.executor import Scope, scope_guard
 from pyfluid.framework import context, unique_name
+from distributed_fixtures import MPI_SKIP_REASON
 from shared_fixtures import SHARED, SKIP_REASON
 
 try:
@@ -46,3 +47,8 @@ def pytest_terminal_summary(terminalreporter):
             "!", f"{len(skipped)} tests SKIPPED: the shared fixtures are not at {SHARED}", red=True)
         terminalreporter.write_line("Put the shared folder beside the repository (../shared) or "
                                     "set PYFLUID_SHARED to run them.")
+    without_mpi = [r for r in terminalreporter.stats.get("skipped", [])
+                   if MPI_SKIP_REASON in str(getattr(r, "longrepr", ""))]
+    if without_mpi:
+        terminalreporter.write_sep("!", f"{len(without_mpi)} distributed tests SKIPPED: "
+                                        f"{MPI_SKIP_REASON}", red=True)

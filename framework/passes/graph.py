@@ -61,11 +61,12 @@ def uses_shared_rng(op: Operator) -> bool:
 def has_side_effects(program: Program, op: Operator) -> bool:
     """Ops that must run whether or not anything reads their outputs: py_func (user code,
     debug prints), ops without outputs, writers of persistable variables (parameter
-    updates, running statistics), control flow, feed/fetch and unknown ops, and ops that
-    advance the shared random generator."""
+    updates, running statistics), control flow, feed/fetch and unknown ops, ops that
+    advance the shared random generator, and ops declared ``side_effects`` (collectives)."""
     outputs = writes(op)
     return (op.type == "py_func" or not outputs or op.opdef is None
-            or not op.opdef.has_kernel or bool(sub_blocks(program, op))
+            or not op.opdef.has_kernel or getattr(op.opdef, "side_effects", False)
+            or bool(sub_blocks(program, op))
             or any(is_persistable(op, n) for n in outputs) or uses_shared_rng(op))
 
 

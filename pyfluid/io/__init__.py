@@ -16,3 +16,5 @@ __all__ = [
 from .dataloader import (BatchSampler, DataLoader, Dataset, IterableDataset,  # noqa: E402
                          TensorDataset)
 __all__ += ["BatchSampler", "DataLoader", "Dataset", "IterableDataset", "TensorDataset"]
+from .distributed_batch_sampler import DistributedBatchSampler  # noqa: E402
+__all__ += ["DistributedBatchSampler"]
