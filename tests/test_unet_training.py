@@ -85,8 +85,8 @@ def test_static_gradients_match_paddle(recorded):
 def test_the_example_trains(mode):
     train = example.train_eager if mode == "eager" else example.train_static
     try:
-        losses = train(steps=25, batch=8, seed=3, log_every=0)
+        losses = train(steps=15, batch=4, seed=3, log_every=0)
     finally:
         paddle.enable_static()
     assert np.isfinite(losses).all()
-    assert np.mean(losses[-5:]) < 0.6 * np.mean(losses[:5]), losses
+    assert np.mean(losses[-5:]) < 0.7 * np.mean(losses[:5]), losses

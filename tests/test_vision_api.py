@@ -95,3 +95,43 @@ def test_eager_outputs_equal_paddles(eager):
     for i, (value, expected) in enumerate(zip(got, OUTPUTS)):
         np.testing.assert_allclose(value.numpy(), expected, rtol=1e-5, atol=1e-5,
                                    err_msg=str(i))
+
+
+GRADIENT_CASES = {
+    "softshrink": lambda F, x: F.softshrink(x, 0.2),
+    "pad_reflect": lambda F, x: F.pad(x, [1, 2, 0, 1], mode="reflect"),
+    "pad_constant": lambda F, x: F.pad(x, [0, 0, 1, 0, 2, 1, 0, 3], value=1.0),
+    "nearest": lambda F, x: F.interpolate(x, scale_factor=[1.5, 2.0]),
+    "bicubic": lambda F, x: F.interpolate(x, size=[9, 5], mode="bicubic", align_corners=True),
+    "max_pool_mask": lambda F, x: F.max_pool2d(x, 2, return_mask=True)[0],
+    "instance_norm": lambda F, x: F.instance_norm(x),
+    "mish_selu": lambda F, x: F.selu(F.mish(x)),
+    "prelu": lambda F, x: F.prelu(x, x[0, :, 0, 0] * 0.0 + 0.3),
+}
+
+
+@pytest.mark.parametrize("case", GRADIENT_CASES)
+def test_eager_gradients_equal_static_ones(case):
+    build = GRADIENT_CASES[case]
+    x_value = FEEDS["x"]
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", list(x_value.shape), "float32")
+        x.stop_gradient = False
+        out = build(paddle.nn.functional, x)
+        r = paddle.static.data("r", [-1] * 4, "float32")
+        (dx,) = paddle.static.gradients([paddle.sum(out * r)], [x])
+    (shape,) = paddle.static.Executor().run(main, feed={"x": x_value, "r": np.zeros(
+        [1, 1, 1, 1], "float32")}, fetch_list=[out])
+    projection = np.cos(np.arange(shape.size)).reshape(shape.shape).astype("float32")
+    (static_grad,) = paddle.static.Executor().run(main, feed={"x": x_value, "r": projection},
+                                                  fetch_list=[dx])
+    paddle.disable_static()
+    try:
+        xt = paddle.to_tensor(x_value, stop_gradient=False)
+        paddle.sum(build(paddle.nn.functional, xt) * paddle.to_tensor(projection)).backward()
+        eager_grad = xt.grad.numpy()
+    finally:
+        paddle.enable_static()
+    assert np.abs(static_grad).sum() > 0
+    np.testing.assert_allclose(eager_grad, static_grad, rtol=1e-5, atol=1e-6)
