@@ -6,8 +6,8 @@ The output size comes, highest priority first, from SizeTensor, else OutSize, el
 is resampled independently: every output position reads a few input positions (1 for nearest,
 2 for linear, 4 for cubic) with weights, computed exactly as Paddle does, including its float32
 source coordinates, its ratio 1/scale when a scale is known, align_corners and align_mode.
-The forward is a weighted sum of gathers per axis; the gradient scatters back with one
-bincount per axis."""
+The forward is a weighted sum of gathers per axis; the gradient sums the runs of outputs
+that read each input position (np.add.reduceat)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -158,16 +158,20 @@ def _resample(x, taps: _Taps, axis):
 
 def _resample_adjoint(g, taps: _Taps, axis, size):
     """Transpose of :func:`_resample`: each output position's gradient goes back to the
-    input positions it read, with their weights (one bincount for all taps)."""
-    moved = np.moveaxis(g, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    flat = (np.arange(rows.shape[0])[:, None, None] * size + taps.index[None]).ravel()
-    weights = rows[:, None, :] if taps.weight is None else rows[:, None, :] * taps.weight[None]
-    summed = np.bincount(flat, weights=np.broadcast_to(weights, (rows.shape[0],)
-                                                       + taps.index.shape).ravel(),
-                         minlength=rows.shape[0] * size)
-    out = summed.reshape(moved.shape[:-1] + (size,)).astype(g.dtype, copy=False)
-    return np.moveaxis(out, -1, axis)
+    input positions it read, with their weights. Every tap's positions grow with the output
+    position, so the outputs reading one input position are a contiguous run: one reduceat
+    per tap sums the runs (memory of one gradient-sized array)."""
+    shape = list(g.shape)
+    shape[axis] = size
+    out = np.zeros(shape, dtype=g.dtype)
+    for j, index in enumerate(taps.index):
+        values = g if taps.weight is None else g * _along(taps.weight[j], axis, g.ndim)
+        targets, starts = np.unique(index, return_index=True)
+        runs = np.add.reduceat(values, starts, axis=axis)
+        if targets[-1] - targets[0] + 1 == len(targets):      # consecutive: a slice
+            targets = slice(int(targets[0]), int(targets[-1]) + 1)
+        out[(slice(None),) * axis + (targets,)] += runs
+    return out
 
 
 def _check_method(op, interp_method, nd):

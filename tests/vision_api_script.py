@@ -68,6 +68,8 @@ def build(paddle):
               nn.Softshrink(), nn.Softsign(), nn.Tanhshrink(), nn.ThresholdedReLU()]
     for layer in layers:
         layer(x5 if isinstance(layer, nn.Conv3D) else x)
+    nn.Conv2D(4, 2, 3, padding=1, padding_mode="reflect")(x)
+    nn.Conv3D(2, 2, 3, padding=1, padding_mode="circular")(x5)
     nn.Pad1D([1, 2], mode="replicate")(x3)
     nn.InstanceNorm1D(4)(x3)
     nn.Pad3D(1, mode="circular")(x5)
