@@ -11,6 +11,7 @@ import pytest
 
 import pyfluid as paddle
 import vision_api_script
+from test_api_surface import op_of
 from pyfluid.ops import get_op
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "vision_api_paddle26"
@@ -135,3 +136,29 @@ def test_eager_gradients_equal_static_ones(case):
         paddle.enable_static()
     assert np.abs(static_grad).sum() > 0
     np.testing.assert_allclose(eager_grad, static_grad, rtol=1e-5, atol=1e-6)
+
+
+def test_pad_with_a_tensor_of_paddings():
+    """F.pad's paddings as a Tensor: Paddle's Paddings input (static, zeros concatenated for
+    the unused dims, unknown padded sizes; the squeezed dim drops as in Paddle) or numbers
+    (eager)."""
+    x_value = FEEDS["x"]
+    expected = np.pad(x_value, [(0, 0), (0, 0), (0, 1), (1, 2)], mode="reflect")
+    x = paddle.static.data("x", list(x_value.shape), "float32")
+    p = paddle.static.data("p", [4], "int32")
+    out = paddle.nn.functional.pad(x, p, mode="reflect")
+    assert tuple(out.shape) == (2, 4, -1, -1)
+    pad3d = op_of(paddle.static.default_main_program(), "pad3d")
+    assert pad3d.input("Paddings") == ["concat_0.tmp_0"] and pad3d.attr("paddings") == []
+    (got,) = paddle.static.Executor().run(feed={"x": x_value, "p": np.array([1, 2, 0, 1],
+                                                                            "int32")},
+                                          fetch_list=[out])
+    np.testing.assert_allclose(got, expected)
+    paddle.disable_static()
+    try:
+        eager = paddle.nn.functional.pad(paddle.to_tensor(x_value),
+                                         paddle.to_tensor(np.array([1, 2, 0, 1], "int32")),
+                                         mode="reflect")
+    finally:
+        paddle.enable_static()
+    np.testing.assert_allclose(eager.numpy(), expected)
