@@ -1,5 +1,6 @@
-"""Pack the control-flow recordings of real Paddle 2.6.2 (made by the cf_ref scripts) into the
-small test data of tests/paddle_control_flow/:
+"""Pack the control-flow recordings of real Paddle 2.6.2 (made by the scripts of
+tools/paddle_references/control_flow/, run_all.sh) into the small test data of
+tests/paddle_control_flow/:
 
 * ``programs.zip``: ``<case>.pdmodel``, each recorded ProgramDesc with every ``op_callstack``
   emptied (the rest byte for byte as the generated protobuf module writes it, the same as
@@ -10,7 +11,7 @@ small test data of tests/paddle_control_flow/:
   inference models Paddle saved (``c08_<case>/x``, ``/out``; their ``.pdmodel`` and
   ``.pdiparams`` in the zip).
 
-    python tools/control_flow_ref/pack_recorded.py RECORDED_DIR tests/paddle_control_flow
+    python tools/paddle_references/pack_control_flow.py RECORDED_DIR tests/paddle_control_flow
 """
 from __future__ import annotations
 
