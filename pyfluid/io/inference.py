@@ -2,6 +2,7 @@
 ``load_inference_model`` (``.pdmodel`` + ``.pdiparams``) and their in-memory forms."""
 from __future__ import annotations
 
+import errno
 import os
 import warnings
 from typing import Any
@@ -19,6 +20,7 @@ from ..ops.types import VarType
 from . import atomic
 from .errors import ModelFileError
 from . import paddle_desc
+from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json
 from .variables import (combined_bytes, commit, persistables, read_bytes, read_combined,
                         read_separate)
 
@@ -181,7 +183,8 @@ def serialize_persistables(feed_vars: Any, fetch_vars: Any, executor: Any,
 
 # -- loading ----------------------------------------------------------------------------------
 def deserialize_program(data: bytes) -> Program:
-    """A Program from ``.pdmodel`` bytes; malformed bytes raise ModelFileError."""
+    """A Program from ``.pdmodel`` (or PIR ``.json``) bytes; malformed bytes raise
+    ModelFileError."""
     return _parse_program(data, "<bytes>")
 
 
@@ -220,7 +223,7 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
     if not os.path.isdir(dirname):
         raise ValueError(f"There is no directory named {dirname}")
     if not kwargs:
-        model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+        model_path, params_path = model_file(path_prefix), path_prefix + ".pdiparams"
     else:
         model_path = _old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
                                      ".pdmodel")
@@ -237,6 +240,18 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
     return program, read_combined(read_bytes(params_path), variables, params_path)
 
 
+def model_file(path_prefix: str) -> str:
+    """``<prefix>.pdmodel`` (Paddle 2.x) if it exists, else ``<prefix>.json`` (Paddle 3's PIR)
+    if that exists; the format is then told by the file's content."""
+    legacy, pir = path_prefix + LEGACY_SUFFIX, path_prefix + PIR_SUFFIX
+    if not os.path.exists(legacy) and os.path.exists(pir):
+        return pir
+    if not os.path.exists(legacy):
+        raise FileNotFoundError(errno.ENOENT, f"No such model file (neither {LEGACY_SUFFIX} nor "
+                                f"{PIR_SUFFIX})", legacy)
+    return legacy
+
+
 def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
     if filename is None:
         return os.path.join(folder, default)
@@ -248,7 +263,8 @@ def _parse_program(data: Any, source: str) -> Program:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected the bytes of a .pdmodel, got {type(data).__name__}")
     try:
-        program = program_from_bytes(bytes(data), source)
+        program = (program_from_json(data, source) if is_pir_json(data)
+                   else program_from_bytes(bytes(data), source))
         verify(program)
         _check_tensor_types(program)
         _feed_fetch_names(program)
