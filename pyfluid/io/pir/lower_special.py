@@ -203,6 +203,12 @@ def shape64(lw, op: PirOp, block) -> None:
             {"in_dtype": VarType.INT32, "out_dtype": VarType.INT64}, op)
 
 
+def create_array(lw, op: PirOp, block) -> None:
+    """A legacy tensor array is a variable no op creates; its first write makes it."""
+    vid, ptype = _single_result(op)
+    lw.define(block, vid, ptype, prefix="create_array", op=op)
+
+
 def select_input(lw, op: PirOp, block) -> None:
     if len(op.operands) < 2:
         raise PirFormatError(f"{op.where}: needs a mask and at least one input")
@@ -224,4 +230,5 @@ HOOKS: dict[str, Any] = {
     **{f"pd_op.{name}": reduce for name in ("mean", "max", "min", "sum", "prod", "all", "any")},
     "pd_op.split": split_sections, "pd_op.tril": tril_triu, "pd_op.triu": tril_triu,
     "pd_op.shape64": shape64, "pd_op.select_input": select_input,
+    "pd_op.create_array": create_array,
 }

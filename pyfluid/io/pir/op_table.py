@@ -178,6 +178,11 @@ TABLE = {
     "kldiv_loss": "kldiv_loss(X, Target -> Loss) | reduction:s, log_target:b=~False",
     "nll_loss": "nll_loss(X, Label, Weight? -> Out, Total_weight) | ignore_index:i64, "
                 "reduction:s",
+    # -- tensor arrays (create_array: a hook) --
+    "array_write_": "write_to_array(_, X, I -> Out@0)",
+    "array_read": "read_from_array(X, I -> Out)",
+    "array_length": "lod_array_length(X -> Out)",
+    "array_to_tensor": "tensor_array_to_tensor(X -> Out, OutIndex) | axis:i32, use_stack:b",
     # -- control flow and structure (their lowering is a hook) --
     "select_input": "select_input(Mask, X, X -> Out)",
     "feed": "feed(-> Out) | name:s=~, col:i32",

@@ -107,7 +107,7 @@ def encode_type(ptype: PirType | None) -> dict:
         return {"#": "0.t_vec", "D": [encode_type(item) for item in ptype.items]}
     element = {"#": "0." + _ELEMENT_IDS[ptype.dtype]}
     if ptype.kind == ARRAY:
-        return {"#": "1.t_dtensor_array", "D": [element, list(ptype.dims), "NCHW"]}
+        return {"#": "1.t_dense_tensor_array", "D": [element, list(ptype.dims), "NCHW"]}
     key = "0.t_dtensor" if ptype.kind == TENSOR else "1.t_selectedrows"
     return {"#": key, "D": [element, list(ptype.dims), "NCHW", [], 0]}
 

@@ -1,0 +1,173 @@
+"""Writing hooks for the legacy ops that are not one renamed PIR op: parameters, feeds and
+fetches, constants, reductions, the ops whose PIR name depends on an attribute (split,
+tril_triu), ``mul``/``fc`` (matmul with reshapes), ``select_input`` and tensor arrays."""
+from __future__ import annotations
+
+from ...ops.types import VarType
+from .op_table import SPECS
+from .schema import TENSOR, Dtype, Place, PirType, encode_type
+
+_VALUE_SLOTS = {VarType.FP32: ("fp32_values", "f32s"), VarType.FP64: ("fp64_values", "f64s"),
+                VarType.INT32: ("int32_values", "i32s"), VarType.INT64: ("int64_values", "i64s"),
+                VarType.BOOL: ("bool_values", "bs")}
+
+
+def _generic(rs, op, block, pir_name: str, legacy: dict | None = None) -> list[int]:
+    from .raise_ import raise_generic
+    return raise_generic(rs, op, block, SPECS[pir_name], legacy)
+
+
+def _out(rs, op, block, slot: str = "Out") -> tuple[str, PirType]:
+    name = op.output(slot)[0]
+    return name, rs.var_type(name, block)
+
+
+# -- program structure --------------------------------------------------------------------------
+def parameters(rs, variables, block) -> None:
+    """``builtin.parameter`` ops for the persistables, which the .pdiparams holds sorted by
+    name in both formats: ``A = [is_distributed, is_parameter, need_clip, name]``,
+    ``OA = [persistable, stop_gradient, trainable]``."""
+    for var in variables:
+        ptype = rs.var_type(var.name, block)
+        vid = rs.new_value(ptype)
+        trainable = bool(getattr(var, "trainable", False))
+        rs.current.append({"#": "p", "A": [0, 1, 1, var.name], "DA": [],
+                           "O": {"%": vid, "TT": encode_type(ptype)},
+                           "OA": [1, int(not trainable), int(trainable)], "QA": []})
+        rs.bind(var.name, vid)
+
+
+def feed(rs, op, block) -> None:
+    name, ptype = _out(rs, op, block)
+    vid, = rs.op("pd_op.data", [], [ptype],
+                 [("name", "s", name), ("shape", "ia", list(ptype.dims)),
+                  ("dtype", "dtype", ptype.dtype), ("place", "place", Place())],
+                 result_attrs={"stop_gradient": [False]})
+    rs.bind(name, vid)
+
+
+def fetch(rs, op, block) -> None:
+    name = op.input("X")[0]
+    rs.op("pd_op.fetch", [rs.value(name, op)], [rs.var_type(name, block)],
+          [("name", "s", name), ("col", "i32", op.attr("col"))],
+          result_attrs={"persistable": [True], "stop_gradient": [False]})
+
+
+# -- constants ------------------------------------------------------------------------------------
+def fill_constant(rs, op, block) -> None:
+    name, ptype = _out(rs, op, block)
+    dtype = VarType(op.attr("dtype"))
+    text = op.attr("str_value") or ""
+    value = float(text) if text else float(op.attr("value") or 0.0)
+    value_tensor = op.input("ValueTensor")
+    shape_tensor, shape_list = op.input("ShapeTensor"), op.input("ShapeTensorList")
+    if value_tensor or shape_tensor or shape_list:
+        value_id = (rs.value(value_tensor[0], op) if value_tensor else
+                    rs.op("pd_op.full", [], [PirType(TENSOR, dtype, (1,))],
+                          [("shape", "ia", [1]), ("value", "f64", value), ("dtype", "dtype", dtype),
+                           ("place", "place", Place(1))])[0])
+        shape_id = (rs.value(shape_tensor[0], op) if shape_tensor else
+                    rs.combine([rs.value(n, op) for n in shape_list]) if shape_list else
+                    rs.constant("ia", op.attr("shape")))
+        vid, = rs.op("pd_op.full_with_tensor", [value_id, shape_id], [ptype],
+                     [("dtype", "dtype", dtype)])
+    else:
+        vid, = rs.op("pd_op.full", [], [ptype],
+                     [("shape", "ia", list(op.attr("shape"))), ("value", "f64", value),
+                      ("dtype", "dtype", dtype), ("place", "place", Place())])
+    rs.bind(name, vid)
+
+
+def assign_value(rs, op, block) -> None:
+    name, ptype = _out(rs, op, block)
+    dtype = VarType(op.attr("dtype"))
+    slot, kind = _VALUE_SLOTS[dtype]
+    vid, = rs.op("pd_op.assign_value", [], [ptype],
+                 [("shape", "i32s", list(op.attr("shape"))), ("dtype", "dtype", dtype),
+                  ("values", kind, list(op.attr(slot) or [])), ("place", "place", Place())])
+    rs.bind(name, vid)
+
+
+# -- ops whose PIR form depends on attributes ---------------------------------------------------
+def reduce(rs, op, block) -> None:
+    pir = {"reduce_mean": "mean", "reduce_max": "max", "reduce_min": "min", "reduce_sum": "sum",
+           "reduce_prod": "prod", "reduce_all": "all", "reduce_any": "any"}[op.type]
+    axis = [] if op.attr("reduce_all") else list(op.attr("dim") or [])
+    _generic(rs, op, block, "pd_op." + pir, {"dim": axis, "reduce_all": not axis})
+
+
+def split(rs, op, block) -> None:
+    if (op.attr("num") or 0) > 0:
+        _generic(rs, op, block, "pd_op.split_with_num")
+    else:
+        _generic(rs, op, block, "pd_op.split")
+
+
+def tril_triu(rs, op, block) -> None:
+    _generic(rs, op, block, "pd_op.tril" if op.attr("lower") else "pd_op.triu")
+
+
+def mul(rs, op, block) -> None:
+    """``mul`` (and ``fc``) flatten X to 2-D at ``x_num_col_dims`` and multiply by a 2-D Y;
+    PIR writes it as a reshape of X where needed and a ``matmul``."""
+    x_slot, y_slot, ncol = (("X", "Y", op.attr("x_num_col_dims")) if op.type == "mul"
+                            else ("Input", "W", op.attr("in_num_col_dims")))
+    x_name, y_name = op.input(x_slot)[0], op.input(y_slot)[0]
+    x_type, y_type = rs.var_type(x_name, block), rs.var_type(y_name, block)
+    if len(y_type.dims) != 2 or (op.type == "mul" and op.attr("y_num_col_dims") != 1):
+        raise ValueError(f"op '{op.type}' with a {len(y_type.dims)}-D Y cannot be written "
+                         "as PIR (only 2-D weights are supported)")
+    x = rs.value(x_name, op)
+    if len(x_type.dims) != ncol + 1:
+        kept = x_type.dims[:ncol]
+        rest = x_type.dims[ncol:]
+        flat = -1 if any(d < 0 for d in rest) else _product(rest)
+        x, = rs.op("pd_op.reshape", [x, rs.constant("ia", [0] * ncol + [-1])],
+                   [PirType(TENSOR, x_type.dtype, tuple(kept) + (flat,))])
+    out_name, out_type = _out(rs, op, block)
+    vid, = rs.op("pd_op.matmul", [x, rs.value(y_name, op)], [out_type],
+                 [("transpose_x", "b", False), ("transpose_y", "b", False)])
+    if op.type == "fc":
+        if op.input("Bias"):
+            vid, = rs.op("pd_op.add", [vid, rs.value(op.input("Bias")[0], op)], [out_type])
+        if op.attr("activation_type") == "relu":
+            vid, = rs.op("pd_op.relu", [vid], [out_type])
+        elif op.attr("activation_type"):
+            raise ValueError(f"fc activation '{op.attr('activation_type')}' has no PIR form here")
+    rs.bind(out_name, vid)
+
+
+def _product(dims) -> int:
+    result = 1
+    for d in dims:
+        result *= d
+    return result
+
+
+def select_input(rs, op, block) -> None:
+    name, ptype = _out(rs, op, block)
+    operands = [rs.value(op.input("Mask")[0], op)] + [rs.value(n, op) for n in op.input("X")]
+    vid, = rs.op("pd_op.select_input", operands, [ptype])
+    rs.bind(name, vid)
+
+
+def write_to_array(rs, op, block) -> None:
+    """A legacy array exists from its first write; PIR creates it first."""
+    name, ptype = _out(rs, op, block)
+    if not rs.has(name):
+        vid, = rs.op("pd_op.create_array", [], [ptype], [("dtype", "dtype", Dtype(ptype.dtype))])
+        rs.bind(name, vid)
+    array = rs.value(name, op)
+    result, = rs.op("pd_op.array_write_",
+                    [array, rs.value(op.input("X")[0], op), rs.value(op.input("I")[0], op)],
+                    [ptype])
+    rs.bind(name, result)
+
+
+HOOKS = {
+    "feed": feed, "fetch": fetch, "fill_constant": fill_constant, "assign_value": assign_value,
+    **{name: reduce for name in ("reduce_mean", "reduce_max", "reduce_min", "reduce_sum",
+                                 "reduce_prod", "reduce_all", "reduce_any")},
+    "split": split, "tril_triu": tril_triu, "mul": mul, "fc": mul,
+    "select_input": select_input, "write_to_array": write_to_array,
+}
