@@ -20,7 +20,7 @@ from ..ops.types import VarType
 from . import atomic
 from .errors import ModelFileError
 from . import paddle_desc
-from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json
+from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json, program_to_json
 from .variables import (combined_bytes, commit, persistables, read_bytes, read_combined,
                         read_separate)
 
@@ -134,12 +134,15 @@ def _plain_var(var: Variable, block) -> Variable:
 # -- saving -----------------------------------------------------------------------------------
 def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, executor: Any,
                          **kwargs: Any) -> None:
-    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does.
-    Both files are computed first and then replaced atomically: a failed save leaves the
-    previous files intact."""
+    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does, or
+    with ``format="pir"`` (or ``FLAGS_enable_pir_api=1`` in the environment, Paddle 3's switch)
+    ``<path_prefix>.json`` as Paddle 3 does. Both files are computed first and then replaced
+    atomically: a failed save leaves the previous files intact."""
+    fmt = save_format(kwargs.get("format"))
     path_prefix = _normalize_path_prefix(path_prefix)
     os.makedirs(os.path.dirname(path_prefix), exist_ok=True)
-    model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+    model_path = path_prefix + (PIR_SUFFIX if fmt == "pir" else LEGACY_SUFFIX)
+    params_path = path_prefix + ".pdiparams"
     for path in (model_path, params_path):
         if os.path.isdir(path):
             raise ValueError(f"'{path}' is an existing directory.")
@@ -148,8 +151,7 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     program = _valid_program(kwargs.get("program"))
     program = normalize_program(program, feed_vars, fetch_vars,
                                 skip_prune_program=kwargs.get("skip_prune_program", False))
-    files = {model_path: program_to_bytes(
-        remove_training_info(program, kwargs.get("clip_extra", True)))}
+    files = {model_path: encode_program(program, fmt, kwargs.get("clip_extra", True))}
     variables = persistables(program)
     if variables:
         files[params_path] = combined_bytes(variables, global_scope())
@@ -159,11 +161,34 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     atomic.write_files(files)
 
 
+def save_format(fmt: str | None) -> str:
+    """``"pdmodel"`` (Paddle 2.x ProgramDesc, the default) or ``"pir"`` (Paddle 3 JSON); with
+    no ``format`` given, ``FLAGS_enable_pir_api`` set to 1/true in the environment picks PIR."""
+    if fmt is None:
+        flag = os.environ.get("FLAGS_enable_pir_api", "").strip().lower()
+        return "pir" if flag in ("1", "true", "on") else "pdmodel"
+    if fmt not in ("pdmodel", "pir"):
+        raise ValueError(f"format must be 'pdmodel' (Paddle 2.x .pdmodel) or 'pir' (Paddle 3 "
+                         f".json), got {fmt!r}")
+    return fmt
+
+
+def encode_program(program: Program, fmt: str, clip_extra: bool = True) -> bytes:
+    """The model file of a normalized inference program (feed ops, ops, fetch ops)."""
+    plain = remove_training_info(program, clip_extra)
+    if fmt == "pir":
+        return program_to_json(plain)
+    return program_to_bytes(plain)
+
+
 def serialize_program(feed_vars: Any, fetch_vars: Any, **kwargs: Any) -> bytes:
-    """The ``.pdmodel`` bytes of the normalized inference program."""
+    """The ``.pdmodel`` bytes of the normalized inference program (PIR JSON with
+    ``format="pir"``, see :func:`save_format`)."""
     _check_vars("feed_vars", feed_vars)
     _check_vars("fetch_vars", fetch_vars)
     program = normalize_program(_valid_program(kwargs.get("program")), feed_vars, fetch_vars)
+    if save_format(kwargs.get("format")) == "pir":
+        return encode_program(program, "pir")
     return program_to_bytes(program)
 
 
@@ -241,15 +266,18 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
 
 
 def model_file(path_prefix: str) -> str:
-    """``<prefix>.pdmodel`` (Paddle 2.x) if it exists, else ``<prefix>.json`` (Paddle 3's PIR)
-    if that exists; the format is then told by the file's content."""
+    """``<prefix>.pdmodel`` (Paddle 2.x) or ``<prefix>.json`` (Paddle 3's PIR), whichever
+    exists; when both do, the newer (a model saved again in the other format), ties going
+    to ``.pdmodel``. The format is then told by the file's content."""
     legacy, pir = path_prefix + LEGACY_SUFFIX, path_prefix + PIR_SUFFIX
-    if not os.path.exists(legacy) and os.path.exists(pir):
-        return pir
-    if not os.path.exists(legacy):
-        raise FileNotFoundError(errno.ENOENT, f"No such model file (neither {LEGACY_SUFFIX} nor "
-                                f"{PIR_SUFFIX})", legacy)
-    return legacy
+    if not os.path.exists(pir):
+        if not os.path.exists(legacy):
+            raise FileNotFoundError(errno.ENOENT, f"No such model file (neither {LEGACY_SUFFIX} "
+                                    f"nor {PIR_SUFFIX} exists)", legacy)
+        return legacy
+    if os.path.exists(legacy) and os.path.getmtime(legacy) >= os.path.getmtime(pir):
+        return legacy
+    return pir
 
 
 def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
@@ -257,6 +285,11 @@ def _old_style_path(folder: str, filename: str | None, default: str, suffix: str
         return os.path.join(folder, default)
     path = os.path.join(folder, filename + suffix)
     return path if os.path.exists(path) else os.path.join(folder, filename)
+
+
+def read_program_file(path: str) -> Program:
+    """The program of a model file (``.pdmodel`` or PIR ``.json``), checked like a load."""
+    return _parse_program(read_bytes(path), path)
 
 
 def _parse_program(data: Any, source: str) -> Program:
