@@ -3,6 +3,7 @@
     python examples/mnist_mlp.py                 # fetches MNIST on first use, then trains
     python examples/mnist_mlp.py --epochs 3 --optimizer sgd --lr 0.1 --py-func-relu
     python -m pyfluid.distributed.launch --nproc_per_node 2 examples/mnist_mlp.py --distributed
+    python examples/mnist_mlp.py --export-onnx   # also writes model.onnx, checks onnxruntime
 
 Builds the network with ``paddle.static.nn.fc`` and ``paddle.nn.functional.cross_entropy``,
 trains it with a progress bar, evaluates the test set after every epoch through
@@ -52,6 +53,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--distributed", action="store_true",
                         help="data-parallel on the ranks started by pyfluid.distributed.launch "
                              "(fleet, collective): --batch-size per rank; rank 0 saves and plots")
+    parser.add_argument("--export-onnx", action="store_true",
+                        help="also export <out>/model/mnist_mlp.onnx and check that onnxruntime "
+                             "(pip install onnx onnxruntime) gets our test accuracy")
     args = parser.parse_args(argv)
     args.hidden = [int(size) for size in args.hidden.split(",") if size.strip()]
     if args.lr is None:
@@ -138,6 +142,18 @@ def reloaded_accuracy(exe, path_prefix: str, images: np.ndarray, labels: np.ndar
     for image_batch, label_batch in batches(images, labels, 1000):
         probabilities, = exe.run(program, feed={feed_names[0]: image_batch},
                                  fetch_list=fetch_targets)
+        correct += int((np.argmax(probabilities, axis=1) == label_batch[:, 0]).sum())
+    return correct / len(labels)
+
+
+def onnx_accuracy(path: str, images: np.ndarray, labels: np.ndarray) -> float:
+    """Accuracy of the exported ONNX model, run by onnxruntime."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    input_name = session.get_inputs()[0].name
+    correct = 0
+    for image_batch, label_batch in batches(images, labels, 1000):
+        probabilities, = session.run(None, {input_name: image_batch})
         correct += int((np.argmax(probabilities, axis=1) == label_batch[:, 0]).sum())
     return correct / len(labels)
 
@@ -236,11 +252,21 @@ def main(argv: Sequence[str] | None = None) -> dict:
     paddle.static.save_inference_model(model_prefix, [image], [probabilities], exe,
                                        program=test_program)
     reloaded = reloaded_accuracy(exe, model_prefix, test_images, test_labels)
+    if args.export_onnx:
+        onnx_path = paddle.static.export_onnx(test_program, [image], [probabilities],
+                                              model_prefix + ".onnx")
+        summary_onnx = onnx_accuracy(onnx_path, test_images, test_labels)
+        print(f"ONNX model {onnx_path}: onnxruntime test accuracy {summary_onnx:.4f}")
+        if summary_onnx != history["test_accuracy"][-1]:
+            raise RuntimeError(f"onnxruntime's accuracy {summary_onnx} differs from pyfluid's "
+                               f"{history['test_accuracy'][-1]}")
     curves_path = os.path.join(args.out, "mnist_mlp_curves.png")
     plot_curves(history, curves_path)
     summary = {"test_accuracy": history["test_accuracy"][-1], "reloaded_accuracy": reloaded,
                "train_seconds": round(train_seconds, 1), "epochs": args.epochs,
                "model": model_prefix + ".pdmodel", "curves": curves_path}
+    if args.export_onnx:
+        summary["onnx_accuracy"] = summary_onnx
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print(f"test accuracy {summary['test_accuracy']:.4f} after {args.epochs} epochs; "

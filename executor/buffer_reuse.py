@@ -1,14 +1,23 @@
-"""Which ops may write their result into the buffer of a temporary input (Paddle's inplace
-and buffer-reuse passes, decided once per plan).
+"""Which ops run their in-place kernel (``def_inplace_kernel``), decided once per plan with
+the one alias model of executor/aliasing.py. Two cases:
 
-An op with an in-place kernel (``def_inplace_kernel(Out="X")``) may overwrite its input
-temporary ``x`` when ``x``
+Optimizer updates (Paddle's inplace for ``ParamOut="Param"``): the op names the same
+variable on both sides of each pair, and that variable
 
-* is not persistable, fed, fetched, nor written by more than one op;
-* holds a buffer nothing else shares: its writer declares ``fresh_outputs`` (kernels that
-  always return newly allocated arrays), or is itself an op chosen here;
-* has no value that may share its buffer (an output of an op without ``fresh_outputs``,
-  e.g. a view or a py_func result) read at or after the op, fetched, or persistable;
+* lives in the scope (persistable, not fed);
+* has no value that may share its buffer (a view of it, a py_func result) read after the op
+  or fetched.
+
+Buffer reuse of temporaries (Paddle's buffer-reuse pass, ``BuildStrategy.reuse_buffers``;
+``Out="X"``, different names): the op writes its result into the buffer of its input ``x``
+when ``x``
+
+* is not persistable, fed, fetched, nor written by more than one op, and is not known small
+  (an ``out=`` ufunc call costs more than allocating a small array);
+* holds a buffer nothing else shares: its writer's outputs are ``FRESH`` (kernels that
+  always return newly allocated arrays), or its writer runs in place itself;
+* has no value that may share its buffer (an output of a ``VIEWS`` or ``ANY`` op, e.g. a view
+  or a py_func result) read at or after the op, fetched, or persistable;
 * is read by no later op for its value: reads through a grad op's ``shape_only`` slots
   (Paddle's no-need-buffer inputs, e.g. ``elementwise_add_grad``'s X and Y) only look at
   the shape and dtype, which the in-place kernel keeps.
@@ -21,67 +30,62 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Iterable
 
-from ..ops.registry import EMPTY_VAR, OpDef, get_op
+from ..ops.registry import EMPTY_VAR
+from .aliasing import BufferSharing, last_reads, opdef_of
 
 
-def _opdef(op) -> OpDef:
-    return op.opdef or get_op(op.type)
-
-
-def _value_inputs(op, opdef: OpDef) -> Iterable[str]:
-    for slot, names in op.inputs.items():
-        if slot not in opdef.shape_only:
-            yield from (n for n in names if n != EMPTY_VAR)
-
-
-def reusable_temporaries(ops: list, fed: Iterable[str], fetched: Iterable[str],
-                         is_persistable: Callable[[str], bool],
-                         too_small: Callable[[str], bool] = lambda name: False) -> set[int]:
-    """Indices of ``ops`` that may run their in-place kernel on a temporary input
-    (``too_small(x)``: not worth it for that input)."""
+def inplace_ops(ops: list, fed: Iterable[str], fetched: Iterable[str],
+                is_persistable: Callable[[str], bool], reuse_buffers: bool = False,
+                too_small: Callable[[str], bool] = lambda name: False,
+                constants: Iterable[str] = ()) -> tuple[set[int], BufferSharing]:
+    """Indices of ``ops`` that run their in-place kernel, and the buffer sharing of the block
+    with those choices (``reuse_buffers``: also reuse temporaries; ``constants``: values
+    bound to arrays that outlive a run)."""
     fed, fetched = set(fed), set(fetched)
-    value_last, any_last, writers = {}, {}, Counter()
-    for index, op in enumerate(ops):
-        opdef = _opdef(op)
-        for name in op.input_arg_names:
-            any_last[name] = index
-        for name in _value_inputs(op, opdef):
-            value_last[name] = index
-        writers.update(n for n in op.output_arg_names if n != EMPTY_VAR)
+    value_last, any_last = last_reads(ops)
+    writers = Counter(n for op in ops for n in op.output_arg_names if n != EMPTY_VAR)
+    sharing = BufferSharing(is_persistable, constants)
 
-    fresh: set[str] = set()                 # temporaries whose buffer nothing else shares
-    roots: dict[str, set[str]] = {}         # value -> buffers it may share
-    sharers: dict[str, set[str]] = {}       # buffer -> values that may share it
-
-    def may_overwrite(index: int, op, opdef: OpDef) -> bool:
-        for out_slot, in_slot in opdef.inplace.items():
-            names, outs = op.inputs.get(in_slot, []), op.outputs.get(out_slot, [])
-            if len(names) != 1 or len(outs) != 1 or outs[0] in (EMPTY_VAR, names[0]):
+    def updates_in_place(index: int, pairs: list) -> bool:
+        for x, _ in pairs:
+            if x in fed or not is_persistable(x):
                 return False
-            x = names[0]
-            if (x not in fresh or writers[x] != 1 or x in fed or x in fetched
+            if any(v in fetched or any_last.get(v, -1) > index for v in sharing.may_share(x)):
+                return False
+        return True
+
+    def reuses_buffer(index: int, pairs: list) -> bool:
+        for x, out in pairs:
+            if (x not in sharing.fresh or writers[x] != 1 or x in fed or x in fetched
                     or is_persistable(x) or value_last.get(x) != index or too_small(x)):
                 return False
             if any(v in fetched or is_persistable(v) or any_last.get(v, -1) >= index
-                   for v in sharers.get(x, ()) if v != x):
+                   for v in sharing.may_share(x)):
                 return False
-        return bool(opdef.inplace)
+        return True
 
     chosen = set()
     for index, op in enumerate(ops):
-        opdef = _opdef(op)
-        if opdef.inplace_kernel is not None and may_overwrite(index, op, opdef):
-            chosen.add(index)
-        outs = [n for n in op.output_arg_names if n != EMPTY_VAR]
-        if opdef.fresh_outputs or index in chosen:
-            fresh.update(outs)
-            continue
-        sources = set()
-        for name in _value_inputs(op, opdef):
-            sources |= roots.get(name, {name})
-        for name in outs:
-            fresh.discard(name)
-            roots[name] = roots.get(name, set()) | sources
-            for source in sources:
-                sharers.setdefault(source, set()).add(name)
-    return chosen
+        opdef = opdef_of(op)
+        pairs = _pairs(op, opdef) if opdef.inplace_kernel is not None else None
+        if pairs:
+            same = all(x == out for x, out in pairs)
+            if same and updates_in_place(index, pairs):
+                chosen.add(index)
+            elif (not same and reuse_buffers and all(out not in (EMPTY_VAR, x) for x, out in pairs)
+                  and reuses_buffer(index, pairs)):
+                chosen.add(index)
+        sharing.record(index, op, in_place=index in chosen)
+    return chosen, sharing
+
+
+def _pairs(op, opdef) -> list | None:
+    """``[(input name, output name)]`` per declared in-place pair, or None when a pair does
+    not name exactly one variable on each side."""
+    pairs = []
+    for out_slot, in_slot in opdef.aliasing.inplace.items():
+        names, outs = op.inputs.get(in_slot, []), op.outputs.get(out_slot, [])
+        if len(names) != 1 or len(outs) != 1:
+            return None
+        pairs.append((names[0], outs[0]))
+    return pairs

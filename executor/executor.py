@@ -104,9 +104,10 @@ class Executor:
                               "manually.", stacklevel=3)
             lowered = lower_collectives(program)      # overlapped gradient all-reduces
             optimized = apply_passes(lowered, strategy, feed_names, fetch)   # graph passes
-            reuse = (strategy or DEFAULT_STRATEGY).reusing_buffers()
+            strategy = strategy or DEFAULT_STRATEGY
             plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
-                                           reuse_buffers=reuse)
+                                           reuse_buffers=strategy.reusing_buffers(),
+                                           checks=strategy.checking())
             while len(self._plans) > _PLAN_CACHE_SIZE:
                 self._plans.popitem(last=False)
         return plan

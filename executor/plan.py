@@ -1,47 +1,74 @@
 """A block compiled once into one straight-line Python function.
 
-For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y`` the generated code is::
+For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y``, ``plan.source`` is::
 
     def run(H, W, F):
-        v0 = F[0]                 # feeds
-        v1 = H[0]._array          # values read from the scope (parameters, ...)
-        v2 = k0(v0, v1)           # op #0: matmul_v2, kernel bound at compile time
-        del v0, v1                # liveness: temporaries die after their last use
-        v3 = k1(v2)               # op #1: relu
-        del v2
-        return (v3,)              # fetches; W[i]._array = ... writes persistables back
+        x = F[0]  # feed
+        fc_0_w_0 = H[0]._array  # from the scope
+        fc_0_tmp_0 = k0(x, fc_0_w_0)  # #0 matmul_v2
+        del x, fc_0_w_0
+        relu_0_tmp_0 = k1(fc_0_tmp_0)  # #1 relu
+        del fc_0_tmp_0
+        return (relu_0_tmp_0,)
 
-Kernels and their attributes are resolved when the plan is built, so a run costs one
-Python call per op. When an op raises, the line number of the failing frame names the op.
+Each variable is a local named after it (``@``, ``.`` and other non-identifier characters
+become ``_``; a suffix keeps names unique and clear of the plan's own globals), each op one
+call ``k<index>(...)`` whose kernel and attributes (``c<index>_<j>``) are bound at compile
+time, temporaries are deleted after their last use, persistables are written back with
+``W[i]._array = ...`` (``# to the scope``). A run costs one Python call per op; when an op
+raises, the line number of the failing frame names the op. ``PYFLUID_SHOW_PLAN=1`` prints
+every plan's source when it is built.
 """
 from __future__ import annotations
 
 import difflib
 import itertools
+import keyword
 import linecache
 import math
+import os
+import re
+import weakref
 from typing import Any
 
 import numpy as np
 
-from ..framework.errors import ExecutionError, FetchError
+from ..framework.errors import ExecutionError, FetchError, ShapeError
 from ..ops.registry import EMPTY_VAR, get_op
-from .buffer_reuse import reusable_temporaries
+from ..ops.types import VarType, to_numpy_dtype
+from .buffer_reuse import inplace_ops
 
 _plan_ids = itertools.count()
+# names of the generated function's globals and parameters: never used for a variable's local
+_RESERVED = re.compile(r"(k|chk|folded)\d+|c\d+_\d+|_own|_|H|W|F|run")
+
+
+def _identifier(name: str) -> str:
+    """``name`` as a Python identifier: ``fc_0.tmp_0`` -> ``fc_0_tmp_0``."""
+    ident = re.sub(r"\W", "_", name, flags=re.ASCII) or "v"
+    if ident[0].isdigit():
+        ident = "v_" + ident
+    if keyword.iskeyword(ident) or _RESERVED.fullmatch(ident):
+        ident += "_"
+    return ident
 
 
 class Plan:
+    """One block compiled into one Python function (``fn``); ``source`` is its code, for
+    reading (see the module docstring). ``run(scope, feeds)`` runs it."""
+
     def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
-                 reuse_buffers: bool = False):
+                 reuse_buffers: bool = False, checks: bool = False):
         self.program = program
         self.reuse_buffers = reuse_buffers     # in-place kernels on temporaries (buffer_reuse.py)
+        self.checks = checks                   # check every output's shape and dtype (debug)
         self.origin = origin or program       # the program as the user wrote it (for errors)
         self.block = block = program.global_block()
         self.feed_names = feed_names
         self.fetch_names = fetch_names
         self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
-        self._locals: dict[str, str] = {}
+        self._locals: dict[str, str] = {}     # variable name -> its local in the source
+        self._taken: set[str] = set()
         self.scope_inputs: list[str] = []      # read from the scope before the first op
         self.write_back: list[str] = []        # persistables written by the ops or fed
         self.namespace: dict[str, Any] = {}
@@ -52,9 +79,17 @@ class Plan:
 
     # -- compilation ------------------------------------------------------------------------
     def _local(self, name: str) -> str:
-        if name not in self._locals:
-            self._locals[name] = f"v{len(self._locals)}"
-        return self._locals[name]
+        """The local holding variable ``name``: its name as an identifier, made unique."""
+        local = self._locals.get(name)
+        if local is None:
+            local = base = _identifier(name)
+            n = 0
+            while local in self._taken:
+                n += 1
+                local = f"{base}_{n}"
+            self._locals[name] = local
+            self._taken.add(local)
+        return local
 
     def _known_small(self, name: str) -> bool:
         """A variable whose declared shape is fully known and small: an ``out=`` ufunc call
@@ -67,50 +102,19 @@ class Plan:
         var = self.block._find_var_recursive(name)
         return var is not None and var.persistable
 
-    def _inplace_ops(self) -> set[int]:
-        """Indices of ops that may run their in-place kernel: every overwritten variable is
-        named on both sides of the op, lives in the scope (persistable, not fed), and no value
-        that may share its buffer (a view of it, a py_func result) is read later or fetched."""
-        roots: dict[str, set[str]] = {}
-        last_read: dict[str, int] = {}
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            for name in op.input_arg_names:
-                last_read[name] = index
-            if opdef.views_input or opdef.op_kernel is not None:
-                sources = set()
-                for name in op.input_arg_names:
-                    sources |= roots.get(name, {name})
-                for name in op.output_arg_names:
-                    if not self._is_persistable(name):     # persistables get a copy
-                        roots[name] = roots.get(name, set()) | sources
-        fetched = set(self.fetch_names)
-        chosen = set()
-        for index, op in enumerate(self.ops):
-            opdef = op.opdef or get_op(op.type)
-            if opdef.inplace_kernel is None:
-                continue
-            safe = True
-            for out_slot, in_slot in opdef.inplace.items():
-                names = op.inputs.get(in_slot, [])
-                if len(names) != 1 or op.outputs.get(out_slot, []) != names:
-                    safe = False
-                    break
-                name = names[0]
-                aliases = [v for v, r in roots.items() if name in r]
-                if (name in self.feed_names or not self._is_persistable(name)
-                        or any(v in fetched or last_read.get(v, -1) > index for v in aliases)):
-                    safe = False
-                    break
-            if safe:
-                chosen.add(index)
-        if self.reuse_buffers and len(self.program.blocks) == 1:   # sub-blocks: reads unseen
-            chosen |= reusable_temporaries(self.ops, self.feed_names, self.fetch_names,
-                                           self._is_persistable, self._known_small)
-        return chosen
+    def _folds(self, op, opdef) -> bool:
+        """A constant op (fill_constant without tensor inputs, writing a temporary): computed
+        once, at compile time."""
+        return (opdef.foldable and not op.input_arg_names and len(op.output_arg_names) == 1
+                and not self._is_persistable(op.output_arg_names[0]))
 
     def _build(self) -> None:
-        self._inplace = self._inplace_ops()
+        constants = [op.output_arg_names[0] for op in self.ops
+                     if self._folds(op, op.opdef or get_op(op.type))]
+        reuse = self.reuse_buffers and len(self.program.blocks) == 1   # sub-blocks: reads unseen
+        self._inplace, self.sharing = inplace_ops(
+            self.ops, self.feed_names, self.fetch_names, self._is_persistable, reuse,
+            self._known_small, constants)
         available = set(self.feed_names)
         for name in self.feed_names:
             self._local(name)
@@ -134,12 +138,10 @@ class Plan:
         shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
                   | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
-        # a fetch written by a kernel that may return one of its inputs as is (an identity
-        # gradient) may be a feed, a scope value or a folded constant: checked at run time
-        writers = {n: op for op in self.ops for n in op.output_arg_names}
+        # a fetch that may share the buffer of a feed, a scope value or a folded constant (an
+        # identity gradient's result) is checked at run time, and copied if it does
         self.fetch_may_alias = [
-            not is_shared and name in writers
-            and not (writers[name].opdef or get_op(writers[name].type)).fresh_outputs
+            not is_shared and bool(self.sharing.roots_of(name) & shared)
             for name, is_shared in zip(self.fetch_names, self.fetch_is_shared)]
         keep = set(self.fetch_names) | set(self.write_back)
         last_read = {}
@@ -194,24 +196,35 @@ class Plan:
                 targets.append(refs[0] if refs else "_")
         lhs = ", ".join(targets) if targets else "_"
         call = f"{lhs} = k{index}({', '.join(args)})"
-        if opdef.views_input or opdef.op_kernel is not None:
-            # a persistable must own its buffer: a view of a parameter kept in the scope would
-            # change with the parameter's in-place updates (this run's or a later one's)
-            for name in written:
-                if self._is_persistable(name):
-                    self.namespace["_own"] = _own
-                    call += f"; {self._local(name)} = _own({self._local(name)})"
+        # a persistable must own its buffer: a view of a parameter kept in the scope would
+        # change with the parameter's in-place updates (this run's or a later one's)
+        for name in written:
+            if (index, name) in self.sharing.copied:
+                self.namespace["_own"] = _own
+                call += f"; {self._local(name)} = _own({self._local(name)})"
+        if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
+            # (py_func's results are the function's, as in Paddle: declared shapes are hints)
+            checked = [(n, self.block._find_var_recursive(n)) for n in written]
+            checked = [(n, var) for n, var in checked
+                       if var is not None and var.type == VarType.LOD_TENSOR
+                       and var.has_tensor_desc]
+            if checked:
+                self.namespace[f"chk{index}"] = _output_check(index, op, checked)
+                call += f"; chk{index}({', '.join(self._local(n) for n, _ in checked)})"
         return call, read_names, written
 
     def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
         """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
         once, at compile time; the run then only binds the value."""
-        if (not opdef.foldable or op.input_arg_names or len(op.output_arg_names) != 1
-                or self._is_persistable(op.output_arg_names[0])):
+        if not self._folds(op, opdef):
             return None
         name = f"folded{index}"
         self.namespace[name] = value = kernel(
             *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        out = op.output_arg_names[0]
+        var = self.block._find_var_recursive(out)
+        if self.checks and var is not None and var.has_tensor_desc:   # checked once, now
+            _output_check(index, op, [(out, var)])(value)
         self.constant_ids.add(id(value))
         self.folded.add(op.output_arg_names[0])
         return f"{self._local(op.output_arg_names[0])} = {name}"
@@ -226,27 +239,37 @@ class Plan:
     def _emit(self, body, dels) -> None:
         lines = ["def run(H, W, F):"]
         for i, name in enumerate(self.feed_names):
-            lines.append(f"    {self._local(name)} = F[{i}]")
+            lines.append(f"    {self._local(name)} = F[{i}]  # feed")
         for i, name in enumerate(self.scope_inputs):
-            lines.append(f"    {self._local(name)} = H[{i}]._array")
+            lines.append(f"    {self._local(name)} = H[{i}]._array  # from the scope")
         for index, call in body:
             self.line_ops[len(lines) + 1] = index
-            lines.append("    " + call)
+            op = self.ops[index]
+            note = " (folded)" if call.endswith(f"= folded{index}") else (
+                " (in place)" if index in self._inplace else "")
+            lines.append(f"    {call}  # #{index} {op.type}{note}")
             if index in dels:
                 lines.append("    del " + ", ".join(dels[index]))
         if self.fed_kept:
             self.namespace["_own"] = _own
         for i, name in enumerate(self.write_back):
             value = self._local(name)
-            lines.append(f"    W[{i}]._array = {f'_own({value})' if name in self.fed_kept else value}")
+            value = f"_own({value})" if name in self.fed_kept else value
+            lines.append(f"    W[{i}]._array = {value}  # to the scope")
         fetched = ", ".join(self._local(n) for n in self.fetch_names)
         lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
         source = "\n".join(lines) + "\n"
-        filename = f"<pyfluid plan {next(_plan_ids)}>"
+        self.filename = filename = f"<pyfluid plan {next(_plan_ids)}>"
+        # tracebacks show the generated lines while the plan lives; its entry goes with it
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        weakref.finalize(self, linecache.cache.pop, filename, None)
         exec(compile(source, filename, "exec"), self.namespace)
         self.source = source
         self.fn = self.namespace["run"]
+        if os.environ.get("PYFLUID_SHOW_PLAN", "") == "1":
+            print(f"--- {filename}: block {self.block.idx} of {self.origin!r}, feeds "
+                  f"{list(self.feed_names)}, fetches {list(self.fetch_names)} ---\n{source}",
+                  flush=True)
 
     # -- running ----------------------------------------------------------------------------
     def holders(self, scope) -> tuple[list, list]:
@@ -337,6 +360,32 @@ class Plan:
                "no op of the program computes it and it was not fed")
         return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
                           f"{why}.")
+
+
+def _output_check(index: int, op, checked: list):
+    """A function checking op ``index``'s output values against the shapes (``-1``: any
+    size) and dtypes their variables declare; raises ShapeError naming what differs."""
+    expected = [(name, var._shape, None if var._dtype is None else to_numpy_dtype(var._dtype))
+                for name, var in checked]
+
+    def check(*values):
+        for (name, shape, dtype), value in zip(expected, values):
+            if value is None:
+                continue
+            got_dtype = getattr(value, "dtype", None)
+            got_shape = getattr(value, "shape", None)
+            if got_dtype is None or got_shape is None:
+                raise ShapeError(f"op #{index} '{op.type}' wrote {name!r} as a "
+                                 f"{type(value).__name__}, not an array")
+            if (shape is not None and (len(shape) != len(got_shape) or any(
+                    d != -1 and d != g for d, g in zip(shape, got_shape)))) or (
+                    dtype is not None and got_dtype != dtype):
+                raise ShapeError(
+                    f"op #{index} '{op.type}' wrote {name!r} with shape {list(got_shape)} "
+                    f"dtype {got_dtype}, but the variable declares shape "
+                    f"{'?' if shape is None else list(shape)} dtype "
+                    f"{'?' if dtype is None else dtype} (-1: any size)")
+    return check
 
 
 def _own(value):

@@ -10,6 +10,7 @@ from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, grad_name
 from . import unique_name
 from .grad_pass import SEED_KEY, GradPass, strip_grad_suffix
 from .variable import Parameter, Variable
+from .verify import verify_if_checking
 
 __all__ = ["append_backward", "calc_gradient", "gradients", "gradients_with_optimizer",
            "strip_grad_suffix"]
@@ -52,8 +53,9 @@ def append_backward(loss: Variable, parameter_list: Sequence | None = None,
             writer = _producer(block, grad.name)
             if writer is None:
                 raise ValueError("Unexpected branch")
-            writer.attrs["op_role_var"] = [param.name, grad.name] + list(
-                writer.attrs.get("op_role_var") or [])
+            writer._set_attr("op_role_var", [param.name, grad.name] + list(
+                writer.attrs.get("op_role_var") or []))
+        verify_if_checking(block.program, "append_backward")   # PYFLUID_CHECKS=1
     return pairs
 
 
@@ -89,6 +91,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     with _Transaction(block):
         grads = GradPass(block, [t.name for t in targets], seeds, no_grad,
                       {v.name for v in inputs}, None, given).run()
+        verify_if_checking(block.program, "gradients")         # PYFLUID_CHECKS=1
     return [block.vars[grads[v.name]] if v.name in grads else None for v in inputs]
 
 
@@ -189,7 +192,7 @@ class _Transaction:
 
     def set_role(self, op, role: int) -> None:
         self.roles.append((op, op.attrs.get("op_role", 0)))
-        op.attrs["op_role"] = role
+        op._set_attr("op_role", role)
 
     def __enter__(self) -> "_Transaction":
         program = self.block.program
@@ -207,7 +210,7 @@ class _Transaction:
         del block.ops[self.n_ops:]
         block.vars = {k: v for k, v in block.vars.items() if k in self.var_names}
         for op, role in self.roles:
-            op.attrs["op_role"] = role
+            op._set_attr("op_role", role)
         block.program._appending_grad_times = self.grad_times
         unique_name._generator.ids.clear()
         unique_name._generator.ids.update(self.name_state)

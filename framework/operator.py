@@ -11,8 +11,40 @@ if TYPE_CHECKING:
     from .block import Block
 
 
+class OpAttrs(dict):
+    """An op's attributes, read-only: ``op.attrs[name]`` reads, ``op._set_attr(name, value)``
+    writes (it checks the type against the op's declaration and invalidates the Executor's
+    cached plans). A dict subclass, so reading costs what a dict read costs."""
+
+    __slots__ = ()
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("op.attrs is read-only: use op._set_attr(name, value) to change an "
+                        "attribute (it checks the type and invalidates cached plans) or "
+                        "op._remove_attr(name) to drop one")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    update = setdefault = pop = popitem = clear = _read_only
+
+    def __reduce__(self):
+        return OpAttrs, (dict(self),)
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+    def __deepcopy__(self, memo) -> dict:
+        import copy
+        return copy.deepcopy(dict(self), memo)
+
+
+_put = dict.__setitem__
+_drop = dict.__delitem__
+
+
 class Operator:
-    """One op of a Block: its type, slot -> variable names, and attributes."""
+    """One op of a Block: its type, slot -> variable names, and attributes.
+
+    ``op.attrs`` is a read-only mapping; change attributes with ``op._set_attr``."""
 
     def __init__(self, block: "Block", type: str, inputs: dict[str, list[str]],
                  outputs: dict[str, list[str]], attrs: dict[str, Any],
@@ -22,11 +54,21 @@ class Operator:
         self.type = type
         self.inputs = inputs
         self.outputs = outputs
-        self.attrs = attrs
+        self._attrs = OpAttrs(attrs)
         self.attr_types = attr_types or {}   # only where the declaration does not say
         self.is_target = is_target
         self.site = site                     # file:line where the user built it (not serialized)
         self.opdef: OpDef | None = get_op(type) if has_op(type) else None
+
+    @property
+    def attrs(self) -> OpAttrs:
+        """The attributes by name (read-only; see ``_set_attr``)."""
+        return self._attrs
+
+    @attrs.setter
+    def attrs(self, value) -> None:
+        raise TypeError("op.attrs cannot be replaced: use op._set_attr(name, value) and "
+                        "op._remove_attr(name)")
 
     # -- Paddle's Operator API --------------------------------------------------------------
     def input(self, slot: str) -> list[str]:
@@ -70,10 +112,28 @@ class Operator:
         spec = self.opdef.attr_spec(name) if self.opdef else COMMON_ATTRS.get(name)
         return spec.type if spec else attr_type_of(self.attrs[name])
 
-    def _set_attr(self, name: str, value: Any) -> None:
-        self.attrs[name] = coerce_attr(value, self.attr_type(name)) if name in self.attrs or (
-            self.opdef and self.opdef.attr_spec(name)) else value
+    def _set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
+        """Set attribute ``name`` (Paddle's ``Operator._set_attr``): the value is converted to
+        the attribute's type (declared by the op, recorded for this op, or ``attr_type``, which
+        is then recorded) and every cached plan of the program is invalidated. An attribute
+        the op does not declare, set without ``attr_type``, is stored as given."""
+        if attr_type is not None:
+            self.attr_types[name] = AttrType(attr_type)
+        known = (attr_type is not None or name in self._attrs or name in self.attr_types
+                 or (self.opdef is not None and self.opdef.attr_spec(name) is not None))
+        if known:
+            try:
+                value = coerce_attr(value, self.attr_type(name))
+            except TypeError as exc:
+                raise TypeError(f"op '{self.type}' attribute '{name}': {exc}") from None
+        _put(self._attrs, name, value)
         self.block.program._bump()
+
+    def _remove_attr(self, name: str) -> None:
+        """Drop attribute ``name`` (if present); invalidates cached plans."""
+        if name in self._attrs:
+            _drop(self._attrs, name)
+            self.block.program._bump()
 
     _update_desc_attr = _set_attr
 

@@ -192,7 +192,7 @@ class Program:
         for block in self.blocks:
             for op in block.ops:
                 if "is_test" in op.attrs or (op.opdef and "is_test" in op.opdef.attrs):
-                    op.attrs["is_test"] = True
+                    op._set_attr("is_test", True)
                 if op.type == "batch_norm":
                     op.outputs.pop("ReserveSpace", None)
         self._bump()

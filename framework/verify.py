@@ -1,7 +1,15 @@
 """``verify(program)``: a well-formedness pass (def before use, declared variables, known ops,
-slots, attr types, block structure). Raises ProgramError listing every problem found."""
+slots, attribute types against the op declarations, sub-block references, block structure).
+Raises ProgramError listing every problem found.
+
+Debug checks (``PYFLUID_CHECKS=1``, or ``BuildStrategy.debug_checks`` for one compiled
+program): ``verify`` runs after ``append_backward``/``gradients`` and after every graph pass,
+and the Executor's plan checks every op's outputs against the shapes and dtypes their
+variables declare (executor/plan.py). Off, none of it costs anything."""
 from __future__ import annotations
 
+import math
+import os
 from typing import TYPE_CHECKING
 
 from ..ops.registry import EMPTY_VAR
@@ -12,14 +20,27 @@ if TYPE_CHECKING:
     from .program import Program
 
 
-def verify(program: "Program") -> None:
+def checks_enabled() -> bool:
+    """True when ``PYFLUID_CHECKS=1`` is set in the environment."""
+    return os.environ.get("PYFLUID_CHECKS", "") == "1"
+
+
+def verify_if_checking(program: "Program", after: str) -> None:
+    """``verify(program)`` when debug checks are on; ``after`` says what just changed it."""
+    if checks_enabled():
+        verify(program, after)
+
+
+def verify(program: "Program", after: str = "") -> None:
+    """Check ``program``; ``after`` (e.g. "graph pass 'fuse_fc'") is named in the error."""
+    title = f"program failed verification{f' after {after}' if after else ''}:\n  "
     problems = [f"block {block.idx}: bad parent index {block.parent_idx} (a block's parent "
                 "must be an earlier block; block 0 has parent -1)"
                 for i, block in enumerate(program.blocks)
                 if block.idx != i or not (block.parent_idx == -1 if i == 0
                                           else 0 <= block.parent_idx < i)]
     if problems:   # names cannot be resolved through a broken block tree
-        raise ProgramError("program failed verification:\n  " + "\n  ".join(problems))
+        raise ProgramError(title + "\n  ".join(problems))
     for block in program.blocks:
         defined = _initially_defined(program, block)
         for index, op in enumerate(block.ops):
@@ -29,11 +50,7 @@ def verify(program: "Program") -> None:
                 if name != EMPTY_VAR and block._find_var_recursive(name) is None:
                     problems.append(f"{where}: variable {name!r} is not declared in block "
                                     f"{block.idx} or its parents")
-            for name, value in op.attrs.items():
-                indices = {AttrType.BLOCK: [value], AttrType.BLOCKS: value}.get(op.attr_type(name))
-                if indices is not None and not all(0 < i < len(program.blocks) for i in indices):
-                    problems.append(f"{where}: attribute {name}={value} names no sub-block of "
-                                    f"this {len(program.blocks)}-block program")
+            problems += _check_block_refs(program, block, op, where)
             for slot, names in op.inputs.items():
                 for name in names:
                     if name not in defined and name != EMPTY_VAR:
@@ -41,7 +58,45 @@ def verify(program: "Program") -> None:
                                         "defines it and is neither fed data nor persistable")
             defined.update(op.output_arg_names)
     if problems:
-        raise ProgramError("program failed verification:\n  " + "\n  ".join(problems))
+        raise ProgramError(title + "\n  ".join(problems))
+
+
+def _ancestors(program: "Program", block) -> list[int]:
+    found = []
+    while block.parent_idx >= 0:
+        found.append(block.parent_idx)
+        block = program.blocks[block.parent_idx]
+    return found
+
+
+def _check_block_refs(program: "Program", block, op, where: str) -> list[str]:
+    """BLOCK/BLOCKS attributes must name existing blocks below ``block``: not block 0, not
+    the op's own block, not one of its ancestors (the op would run itself)."""
+    problems = []
+    for name, value in op.attrs.items():
+        kind = op.attr_type(name)
+        if kind not in (AttrType.BLOCK, AttrType.BLOCKS):
+            continue
+        indices = [value] if kind == AttrType.BLOCK else value
+        if not isinstance(indices, (list, tuple)) or not all(
+                isinstance(i, int) and not isinstance(i, bool) for i in indices):
+            problems.append(f"{where}: attribute {name}={value!r} is not a block index "
+                            f"({kind.name})")
+            continue
+        ancestors = _ancestors(program, block)
+        for i in indices:
+            if not 0 < i < len(program.blocks):
+                problems.append(f"{where}: attribute {name}={value} names no sub-block of this "
+                                f"{len(program.blocks)}-block program (valid: 1.."
+                                f"{len(program.blocks) - 1})")
+            elif i == block.idx:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, the op's "
+                                "own block (an op cannot run the block that holds it)")
+            elif i in ancestors:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, an "
+                                f"ancestor of block {block.idx} (an op cannot run a block that "
+                                "contains it)")
+    return problems
 
 
 def _initially_defined(program: "Program", block) -> set[str]:
@@ -84,7 +139,25 @@ def _check_op(op, where: str) -> list[str]:
         if spec is None:
             continue  # extra attributes written by Paddle are kept and ignored
         try:
-            coerce_attr(value, op.attr_type(name))
+            canonical = coerce_attr(value, spec.type)
         except TypeError as exc:
-            problems.append(f"{where}: attribute '{name}': {exc}")
+            problems.append(f"{where}: attribute '{name}': {exc} (the op declares "
+                            f"{spec.type.name}, default {spec.default!r})")
+            continue
+        if not _same_value(canonical, value):
+            problems.append(f"{where}: attribute '{name}' holds {value!r} "
+                            f"({type(value).__name__}), not the {spec.type.name} the op declares "
+                            f"({canonical!r}); set it with op._set_attr")
     return problems
+
+
+def _same_value(canonical, value) -> bool:
+    """``value`` is already in the canonical form ``coerce_attr`` gives (type and value)."""
+    if isinstance(canonical, list):
+        return (isinstance(value, list) and len(value) == len(canonical)
+                and all(_same_value(c, v) for c, v in zip(canonical, value)))
+    if type(canonical) is not type(value):
+        return False
+    if isinstance(value, float) and math.isnan(value):
+        return math.isnan(canonical)
+    return canonical == value

@@ -39,7 +39,7 @@ def _allreduce(op_name: str, reduce: str, inputs: list):
 
     def kernel(x, cond=None, *, ring_id):
         if cond is not None and not bool(np.asarray(cond).reshape(-1)[0]):
-            return x               # Paddle's Cond: skip the reduction when it is false
+            return np.array(x, copy=True)   # Paddle's Cond: no reduction when it is false
         return communicator(ring_id).allreduce(x, reduce)
 
     if len(inputs) == 1:

@@ -44,18 +44,22 @@ def cast_grad(x, dout):
 
 # -- reshape2 / transpose2 ---------------------------------------------------------------------
 def _reshape_target(in_shape, shape):
-    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
-    if out.count(-1) > 1:
+    """Paddle's rule: 0 copies the input's dim (unknown, -1, if that one is), one -1 is
+    inferred when every input dim is known."""
+    if list(shape).count(-1) > 1:
         raise ValueError(f"shape {list(shape)} has more than one -1")
-    known = [d for d in in_shape]
-    if -1 in out and -1 not in known:
-        rest = int(np.prod([d for d in out if d != -1]))
-        total = int(np.prod(known))
+    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    if -1 in in_shape:
+        return tuple(out)
+    total = int(np.prod(in_shape))
+    if -1 in shape:
+        at = list(shape).index(-1)
+        rest = int(np.prod([d for i, d in enumerate(out) if i != at]))
         if rest == 0 or total % rest:
             raise ValueError(f"cannot reshape {list(in_shape)} to {list(shape)}")
-        out[out.index(-1)] = total // rest
-    elif -1 not in out and -1 not in known and int(np.prod(out)) != int(np.prod(known)):
-        raise ValueError(f"cannot reshape {list(in_shape)} ({int(np.prod(known))} elements) "
+        out[at] = total // rest
+    elif int(np.prod(out)) != total:
+        raise ValueError(f"cannot reshape {list(in_shape)} ({total} elements) "
                          f"to {list(shape)} ({int(np.prod(out))} elements)")
     return tuple(out)
 

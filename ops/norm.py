@@ -62,10 +62,10 @@ def batch_norm_kernel(x, scale, bias, mean, variance, momentum_tensor=None, *, m
         inv_std = 1 / np.sqrt(variance + eps)
         y = (x - mean.reshape(shape)) * (scale * inv_std).reshape(shape) + bias.reshape(shape)
         zeros = np.zeros_like(mean)
-        return y, mean, variance, zeros, zeros.copy(), None
+        return y, mean.copy(), variance.copy(), zeros, zeros.copy(), None
     if x.size == x.shape[axis]:  # one value per channel: Paddle passes x through
         zeros = np.zeros_like(mean)
-        return x.copy(), mean, variance, zeros, zeros.copy(), None
+        return x.copy(), mean.copy(), variance.copy(), zeros, zeros.copy(), None
     saved_mean = x.mean(axis=reduce)
     centered = x - saved_mean.reshape(shape)
     saved_var = np.square(centered).mean(axis=reduce)

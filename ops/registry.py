@@ -1,9 +1,11 @@
 """The op registry: one small declaration per op, used by program construction, the static
 Executor, autodiff and eager mode alike.
 
-An op is declared with :func:`register_op` and completed with decorators::
+An op is declared with :func:`register_op` and completed with decorators (this example runs:
+tests/test_registry_docstring.py executes it under another op name)::
 
-    relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as("X"))
+    relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(0),
+                       fresh_outputs=True)
 
     @relu.def_kernel
     def relu_kernel(x):
@@ -29,73 +31,30 @@ forward slots and ``<Out>@GRAD`` slots that the grad function names, its outputs
 ``<In>@GRAD``; broadcast gradients are reduced to the input's shape here, in one place. A
 rule may take a keyword ``wanted`` (one bool per forward input slot): the grad op then tells it
 which gradients it writes, so costly unused ones (a data input's) are never computed.
+
+Kernels are pure and return arrays that share no buffer with their inputs, unless the op
+declares otherwise: ``views_input=True`` (outputs may be views of the first input),
+``may_alias=True`` (outputs may be anything, an input itself included). ``fresh_outputs=True``
+promises newly allocated outputs that a later in-place kernel may overwrite, and
+``def_inplace_kernel(ParamOut="Param")`` adds a kernel that updates an input's buffer. The
+registry derives ``OpDef.aliasing`` from these (see :class:`Aliasing`);
+tests/test_op_aliasing.py checks every registered kernel against it.
 """
 from __future__ import annotations
 
 import difflib
 import inspect
 import math
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from .types import AttrType, attr_type_of
+from .types import AttrType
 
-GRAD_SUFFIX = "@GRAD"
-EMPTY_VAR = "@EMPTY@"
-
-# Op roles (Paddle's OpRole bit flags).
-ROLE_FORWARD, ROLE_BACKWARD, ROLE_OPTIMIZE, ROLE_LRSCHED = 0x0000, 0x0001, 0x0002, 0x0010
-ROLE_LOSS, ROLE_NOT_SPECIFIED = 0x0100, 0x1000
-
-
-def grad_name(name: str) -> str:
-    """The gradient variable of ``name``: ``x`` -> ``x@GRAD``."""
-    return name + GRAD_SUFFIX
-
-
-class Slot(NamedTuple):
-    name: str
-    duplicable: bool = False
-    dispensable: bool = False
-    extra: bool = False         # Paddle's AsExtra(): dropped from saved inference programs
-
-
-class AttrSpec(NamedTuple):
-    type: AttrType
-    default: Any
-
-
-# Attributes every op may carry (Paddle's OpProtoAndCheckerMaker); kernels never see them.
-COMMON_ATTRS = {
-    "op_role": AttrSpec(AttrType.INT, ROLE_FORWARD),
-    "op_role_var": AttrSpec(AttrType.STRINGS, []),
-    "op_namescope": AttrSpec(AttrType.STRING, "/"),
-    "op_callstack": AttrSpec(AttrType.STRINGS, []),
-    "op_device": AttrSpec(AttrType.STRING, ""),
-    "with_quant_attr": AttrSpec(AttrType.BOOLEAN, False),
-}
-
-
-def _parse_slot(spec: str) -> Slot:
-    name = spec.rstrip("*?")
-    suffix = spec[len(name):]
-    return Slot(name, "*" in suffix, "?" in suffix)
-
-
-def _mark_extra(op_type: str, slots: tuple, extra: Sequence[str]) -> tuple:
-    """Output slots with those named in ``extra`` marked extra (and so dispensable)."""
-    unknown = set(extra) - {s.name for s in slots}
-    if unknown:
-        raise ValueError(f"op '{op_type}': extra_outputs {sorted(unknown)} are not output slots "
-                         f"(declared: {[s.name for s in slots]})")
-    return tuple(s._replace(dispensable=True, extra=True) if s.name in extra else s for s in slots)
-
-
-def _parse_attr(name: str, spec: Any) -> AttrSpec:
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], AttrType):
-        return AttrSpec(*spec)
-    return AttrSpec(attr_type_of(spec), spec)
+from .declaration import (  # noqa: F401  (re-exported: op authors and the framework use them)
+    ANY, COMMON_ATTRS, EMPTY_VAR, FRESH, GRAD_SUFFIX, ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS,
+    ROLE_LRSCHED, ROLE_NOT_SPECIFIED, ROLE_OPTIMIZE, VIEWS, Aliasing, AttrSpec, Slot,
+    declared_aliasing, grad_name, mark_extra, parse_attr, parse_slot, slot_names)
 
 
 class OpDef:
@@ -106,32 +65,35 @@ class OpDef:
                  no_grad: Sequence[str] = (), differentiable: bool = True,
                  has_kernel: bool = True, extra_attrs: dict | None = None,
                  views_input: bool = False, foldable: bool = False,
-                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False):
+                 extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
+                 may_alias: bool = False):
         self.type = type
-        self.inputs = tuple(_parse_slot(s) for s in inputs)
-        self.outputs = _mark_extra(type, tuple(_parse_slot(s) for s in outputs), extra_outputs)
-        self.attrs = {k: _parse_attr(k, v) for k, v in (attrs or {}).items()}
+        self.inputs = tuple(parse_slot(s) for s in inputs)
+        self.outputs = mark_extra(type, tuple(parse_slot(s) for s in outputs), extra_outputs)
+        self.attrs = {k: parse_attr(k, v) for k, v in (attrs or {}).items()}
         # Paddle's "extra" attrs (use_cudnn, data_format, ...): accepted and kept when given,
         # never filled in by default (saved models omit them) and never passed to kernels.
-        self.extra_attrs = {k: _parse_attr(k, v) for k, v in (extra_attrs or {}).items()}
+        self.extra_attrs = {k: parse_attr(k, v) for k, v in (extra_attrs or {}).items()}
         self.infer_shape = infer_shape
-        self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
-        self.differentiable = differentiable
+        # -- how it runs
         self.has_kernel = has_kernel                # False: handled by the executor (feed/fetch)
         self.kernel: Callable | None = None
         self.kernel_attrs: tuple = ()               # the declared attrs the kernel takes
         self.specialize: Callable | None = None     # attrs -> faster kernel (optional)
+        self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
+        self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
+        self.foldable = foldable                    # without inputs, the same value every run
+        # -- what its outputs may share a buffer with (all aliasing facts, one object)
+        self.aliasing = declared_aliasing(self.inputs, views_input, fresh_outputs, may_alias)
+        # -- its gradient
+        self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
+        self.differentiable = differentiable
         self.grad_fn: Callable | None = None
         self.grad_maker: Callable | None = None     # custom: (op, no_grad_names) -> [op specs]
-        self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
-        self.takes_wanted = False                   # grad rule skips gradients nobody reads
-        self.views_input = views_input              # outputs may be views of the first input
-        self.foldable = foldable                    # without inputs, the same value every run
-        self.fresh_outputs = fresh_outputs          # kernels always return new, unshared arrays
+        # -- as a grad op derived from a forward op's rule
+        self.forward: OpDef | None = None
+        self.takes_wanted = False                   # the rule skips gradients nobody reads
         self.shape_only: frozenset = frozenset()    # input slots read only for shape/dtype
-        self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
-        self.inplace: dict[str, str] = {}           # output slot -> input slot it overwrites
-        self.forward: OpDef | None = None           # set on derived <type>_grad ops
         self._attr_types: tuple | None = None
 
     def __repr__(self) -> str:
@@ -161,14 +123,18 @@ class OpDef:
         (``ParamOut="Param"``). The Executor uses it when the op names the same variable on
         both sides and no other live value shares that buffer; otherwise the pure kernel."""
         def register_kernel(fn: Callable) -> Callable:
-            self.inplace_kernel, self.inplace = fn, dict(pairs)
+            self.inplace_kernel = fn
+            self.aliasing = self.aliasing._replace(inplace=dict(pairs))
             return fn
         return register_kernel
 
     def def_op_kernel(self, fn: Callable) -> Callable:
         """``fn(op) -> kernel`` for ops whose kernel depends on the op's own slots and vars
-        (py_func: output count, @EMPTY@ outputs, declared shapes); used by the Executor."""
+        (py_func: output count, @EMPTY@ outputs, declared shapes); used by the Executor.
+        Such kernels run user code: their outputs may be anything (``ANY``)."""
         self.op_kernel = fn
+        self.aliasing = self.aliasing._replace(kind=ANY, sources=slot_names(self.inputs),
+                                               owned=False)
         return fn
 
     def def_grad(self, fn: Callable | None = None, *, exact: bool = False,
@@ -296,6 +262,9 @@ def _derive_grad_op(fwd: OpDef, fn: Callable, exact: bool = False) -> OpDef:
     grad_def.outputs = tuple(Slot(s.name + GRAD_SUFFIX, s.duplicable, True) for s in diff_slots)
     grad_def.attrs = dict(fwd.attrs)
     grad_def.forward = fwd
+    # identity gradients return the incoming gradient (or a view of it) as it is
+    grad_def.aliasing = Aliasing(ANY, tuple(s.name for s in in_slots
+                                            if s.name.endswith(GRAD_SUFFIX)))
     grad_def.kernel = fn if exact else _grad_kernel(fwd, fn, in_slots, diff_slots)
     grad_def.kernel_attrs = tuple(attr_names)
     grad_def.takes_wanted = "wanted" in inspect.signature(fn).parameters
@@ -401,7 +370,10 @@ def registered_ops() -> list[str]:
 
 # -- shape-inference helpers used by many declarations ----------------------------------------
 def same_as(slot_index: int = 0) -> Callable:
-    """Infer-shape rule: every output is like input number ``slot_index``."""
+    """Infer-shape rule: every output is like input number ``slot_index`` (a position in the
+    declared input slots, not a name)."""
+    if not isinstance(slot_index, int):
+        raise TypeError(f"same_as takes the position of an input slot, got {slot_index!r}")
     def infer(*metas, **_):
         return metas[slot_index]
     return infer

@@ -20,8 +20,8 @@ from . import tensor  # noqa: E402
 from .tensor import *  # noqa: E402,F401,F403  (the functional API: paddle.add, paddle.reshape...)
 from .tensor.methods import patch_methods as _patch_methods  # noqa: E402
 from . import nn  # noqa: E402  (before the modules whose ParamAttr builds on nn.initializer)
-from . import (autograd, dataset, fluid, jit, linalg, optimizer, regularizer,  # noqa: E402
-               static, utils)
+from . import (autograd, dataset, fluid, jit, linalg, onnx, optimizer,  # noqa: E402
+               regularizer, static, utils)
 from .dataset.reader import batch  # noqa: E402
 from .io.state_io import load, save  # noqa: E402  (paddle.save / paddle.load of state dicts)
 from .param_attr import ParamAttr  # noqa: E402
@@ -45,6 +45,7 @@ def seed(value: int):
 __all__ = [
     "CPUPlace", "DataParallel", "LoDTensor", "ParamAttr", "Program", "Tensor", "autograd", "batch",
     "create_parameter", "dataset", "disable_static", "distributed", "enable_static", "fluid", "grad",
-    "in_dynamic_mode", "is_grad_enabled", "jit", "linalg", "load", "nn", "no_grad", "optimizer",
+    "in_dynamic_mode", "is_grad_enabled", "jit", "linalg", "load", "nn", "no_grad", "onnx",
+    "optimizer",
     "regularizer", "save", "seed", "set_grad_enabled", "static", "tensor", "utils",
 ] + tensor.__all__

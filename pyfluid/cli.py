@@ -5,6 +5,7 @@ Paddle 3's PIR ``.json``, + ``.pdiparams``, written by Paddle or pyfluid).
     pyfluid run MODEL --input NAME=file.npy [-o out.npz] run it, print (and save) the outputs
     pyfluid dot MODEL -o graph.svg                      draw it with Graphviz (-o x.dot: source)
     pyfluid convert MODEL OUT.json | OUT.pdmodel        rewrite it in the other format
+    pyfluid onnx MODEL -o model.onnx [--opset 17]       convert it to ONNX (needs `onnx`)
 
 MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` / ``.json``
 file itself.
@@ -69,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("output", help="OUT.json or OUT.pdmodel (the suffix picks the format); "
                          "OUT.pdiparams is written beside it")
     convert.set_defaults(command=_convert)
+    to_onnx = commands.add_parser("onnx", help="convert the model to an ONNX file")
+    to_onnx.add_argument("model", help="path prefix, .pdmodel or .json file")
+    to_onnx.add_argument("--output", "-o", required=True, metavar="OUT.onnx", help="ONNX file")
+    to_onnx.add_argument("--opset", type=int, default=17, help="ONNX opset (default: 17)")
+    to_onnx.set_defaults(command=_onnx)
     return parser
 
 
@@ -157,6 +163,23 @@ def _convert(args: argparse.Namespace) -> int:
                        f"(Paddle 2.x), got '{args.output}'")
     written = convert_model(_prefix(args.model), args.output)
     print("wrote " + ", ".join(written))
+    return 0
+
+
+# -- onnx ---------------------------------------------------------------------------------------
+def _onnx(args: argparse.Namespace) -> int:
+    from .onnx import OnnxExportError, export_onnx
+    scope = Scope()
+    with scope_guard(scope):
+        program, feed_names, fetch_targets = load_inference_model(_prefix(args.model),
+                                                                  Executor(CPUPlace()))
+    try:
+        path = export_onnx(program, feed_names, fetch_targets, args.output, scope=scope,
+                           opset_version=args.opset)
+    except (OnnxExportError, ImportError) as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {path} (opset {args.opset}; inputs {', '.join(feed_names)}; outputs "
+          f"{', '.join(v.name for v in fetch_targets)})")
     return 0
 
 

@@ -121,19 +121,26 @@ def test_a_py_func_result_sharing_the_buffer_keeps_it():
     assert np.array_equal(got, np.maximum(product, 0) + product)
 
 
-def test_a_persistable_sharing_the_buffer_keeps_it():
+@pytest.mark.parametrize("writer", ["assign", "reshape2", "py_func"])
+def test_a_persistable_never_shares_a_temporary_buffer(writer):
+    """assign returns a new array; a view (reshape2) or a py_func result written to a
+    persistable is copied by the plan: either way the product's buffer stays reusable and the
+    scope keeps the product's value, not relu's."""
     def build(x):
         product = paddle.matmul(x, paddle.ones([3, 3]))
         kept = main_block(x).create_var(name="kept", dtype="float32", shape=[-1, 3],
                                         persistable=True)
-        # assign is not declared fresh: the plan must assume its output shares the buffer
-        append_simple_op("assign", {"X": product}, outputs={"Out": kept})
+        if writer == "py_func":
+            static.py_func(func=_identity, x=product, out=kept)
+        else:
+            append_simple_op(writer, {"X": product}, {"shape": [-1, 3]} if writer == "reshape2"
+                             else None, outputs={"Out": kept})
         return F.relu(product)
     main, out = forward_program(build)
     data = feed()
     (got,), reused = run(main, data, [out])
     product = data["x"] @ np.ones((3, 3), "float32")
-    assert reused == []
+    assert reused == ["relu"]
     assert np.array_equal(got, np.maximum(product, 0))
     assert np.array_equal(static.global_scope().find_var("kept").get_tensor(), product)
 

@@ -19,7 +19,7 @@ def one_op_program(attr_value, attr_type):
     block = program.global_block()
     x = block.create_var(name="x", shape=[1], dtype="float32")
     op = block.append_op("scale", {"X": x}, {"Out": block.create_var(name="y")}, {})
-    op.attrs["s"], op.attr_types["s"] = attr_value, attr_type
+    op._set_attr("s", attr_value, attr_type)
     return program
 
 

@@ -44,7 +44,7 @@ def test_bad_slots_attrs_and_undeclared_vars_are_all_listed():
     block = main.global_block()
     op = block.ops[1]
     op.inputs["Bogus"] = ["x"]
-    op.attrs["scale"] = "two"
+    dict.__setitem__(op.attrs, "scale", "two")   # bypass _set_attr's type check
     block.ops.append(Operator(block, "relu", {"X": ["x", "x"]}, {"Out": ["ghost"]}, {}))
     with pytest.raises(ProgramError) as info:
         main.verify()
@@ -59,8 +59,7 @@ def test_missing_required_slot_and_bad_block_attr():
     main = small_program()
     block = main.global_block()
     block.ops[0].inputs.pop("X")
-    block.ops[1].attrs["sub_block"] = 5
-    block.ops[1].attr_types["sub_block"] = paddle.ops.AttrType.BLOCK
+    block.ops[1]._set_attr("sub_block", 5, paddle.ops.AttrType.BLOCK)
     with pytest.raises(ProgramError) as info:
         main.verify()
     assert "required input slot 'X' is missing" in str(info.value)

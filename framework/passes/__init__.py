@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..program import Program
+from ..verify import verify
 from .dead_op_elimination import dead_op_elimination
 from .fuse_elementwise_act import fuse_elementwise_act
 from .fuse_fc import fuse_fc
@@ -37,7 +38,7 @@ def apply_passes(program: Program, strategy: BuildStrategy | None, feed_names=()
     if not names:
         return program
     ctx = PassContext(tuple(feed_names), tuple(fetch_names))
-    show = strategy.showing()
+    show, check = strategy.showing(), strategy.checking()
     work = program.clone()
     changed_any = False
     for name in names:
@@ -47,6 +48,8 @@ def apply_passes(program: Program, strategy: BuildStrategy | None, feed_names=()
             if show:
                 print(f"--- pass {name}: before ---\n{before}\n--- pass {name}: after ---\n"
                       f"{work}", flush=True)
+        if check:
+            verify(work, f"graph pass '{name}'")
     return work if changed_any else program
 
 

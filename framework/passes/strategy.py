@@ -12,7 +12,9 @@ class BuildStrategy:
     (all on by default), ``enable_passes`` to turn them all off, and ``show_passes`` to print
     the program before and after each pass that changed it (also ``PYFLUID_SHOW_PASSES=1``).
     ``reuse_buffers`` lets ops write into the buffers of temporaries nothing reads later
-    (executor/buffer_reuse.py); it is on when passes are enabled.
+    (executor/buffer_reuse.py); it is on when passes are enabled. ``debug_checks`` (or
+    ``PYFLUID_CHECKS=1``) verifies the program after every pass and makes the plan check
+    each op's outputs against the shapes and dtypes their variables declare.
 
     Pass it as ``static.CompiledProgram(program, build_strategy=strategy)``. Other Paddle
     options (``enable_inplace``, ``memory_optimize``, ...) may be set and are ignored."""
@@ -25,6 +27,7 @@ class BuildStrategy:
         self.fuse_fc = True
         self.fuse_elementwise_act = True
         self.reuse_buffers = True
+        self.debug_checks = False
 
     @property
     def fuse_elewise_add_act_ops(self) -> bool:
@@ -46,9 +49,12 @@ class BuildStrategy:
     def showing(self) -> bool:
         return bool(self.show_passes) or os.environ.get("PYFLUID_SHOW_PASSES", "") == "1"
 
+    def checking(self) -> bool:
+        return bool(self.debug_checks) or os.environ.get("PYFLUID_CHECKS", "") == "1"
+
     def _key(self) -> tuple:
         """What a compiled plan depends on (the Executor's cache key)."""
-        return self.enabled_passes(), self.showing(), self.reusing_buffers()
+        return self.enabled_passes(), self.showing(), self.reusing_buffers(), self.checking()
 
     def __repr__(self) -> str:
         return f"BuildStrategy(passes={list(self.enabled_passes())}, show={self.showing()})"

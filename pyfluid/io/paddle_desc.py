@@ -125,5 +125,5 @@ def clip_extra(op: Operator) -> None:
     else:
         dropped = (opdef.extra_attrs.keys() | DECLARED_EXTRA_ATTRS.get(op.type, frozenset())
                    | RUNTIME_ATTRS | _CALLSTACK_ATTRS)
-    op.attrs = {name: value for name, value in op.attrs.items()
-                if name in declared and name not in dropped}
+    for name in [n for n in op.attrs if n not in declared or n in dropped]:
+        op._remove_attr(name)

@@ -142,7 +142,7 @@ class Optimizer:
             type=param.type, belong_to_optimizer=True)
         startup_var = self.helper.set_variable_initializer(var, Constant(float(fill_value)))
         if device is not None and startup_var.op is not None:
-            startup_var.op.attrs["op_device"] = device
+            startup_var.op._set_attr("op_device", device)
         self._accumulators[name][param.name] = var
         return var
 

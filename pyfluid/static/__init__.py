@@ -48,3 +48,5 @@ from ..framework.passes import BuildStrategy  # noqa: E402
 __all__ += ["BuildStrategy"]
 from ..tensor.creation import create_global_var  # noqa: E402
 __all__ += ["create_global_var"]
+from ..onnx import export_onnx  # noqa: E402
+__all__ += ["export_onnx"]
