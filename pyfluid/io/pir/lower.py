@@ -209,7 +209,7 @@ def _lower_operand(lw: Lowerer, op: PirOp, i: int, operand, vid: int, inputs: di
         return
     value = lw.constant(vid)
     if value is not None:
-        attrs[operand.attr] = value
+        attrs[operand.attr] = int(value) if operand.value_kind in ("i32", "i64") else value
         return
     names = lw.name(vid, op)
     slot = operand.list_slot if isinstance(names, list) else operand.slot

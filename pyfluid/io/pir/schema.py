@@ -94,10 +94,12 @@ def decode_element(node: Any) -> VarType:
 
 
 def decode_dims(node: Any) -> tuple:
+    """Dims, any negative one read as -1 (unknown): Paddle writes e.g. -8 for a batch-sized
+    dim times 8."""
     dims = _list(node, "dims")
-    if not all(type(d) is int and -1 <= d <= MAX_DIM for d in dims):
-        raise PirFormatError(f"dims must be integers >= -1, got {dims!r}")
-    return tuple(dims)
+    if not all(type(d) is int and abs(d) <= MAX_DIM for d in dims):
+        raise PirFormatError(f"dims must be integers of magnitude <= 2**62, got {dims!r}")
+    return tuple(d if d >= 0 else -1 for d in dims)
 
 
 def encode_type(ptype: PirType | None) -> dict:
@@ -158,8 +160,9 @@ def decode_attr(node: Any, depth: int = 0) -> Any:
     if local == "a_array":
         return [decode_attr(item, depth + 1) for item in _list(data, "an array attribute's D")]
     if local == "a_intarray":
-        return list(decode_dims(data)) if all(type(d) is int and d >= -1 for d in
-                                              _list(data, "an int array")) else _bad(key, data)
+        values = _list(data, "an int array")
+        return values if all(type(d) is int and abs(d) <= MAX_DIM for d in values) else \
+            _bad(key, data)
     if local == "a_dtype":
         if data in DTYPE_NAMES:
             return Dtype(DTYPE_NAMES[data])
