@@ -162,9 +162,10 @@ def _dtype(op: PirOp) -> VarType:
 
 
 def _str_value(value: float, dtype: VarType) -> str:
+    """Paddle's exact spelling of integer fills (a float loses digits past 2**53)."""
     if dtype in (VarType.INT32, VarType.INT64, VarType.INT8, VarType.INT16, VarType.UINT8):
         return str(int(value))
-    return "" if dtype != VarType.BOOL else str(bool(value)).lower()
+    return ""
 
 
 # -- ops whose legacy attributes are derived ---------------------------------------------------

@@ -176,6 +176,7 @@ TABLE = {
     "bce_loss": "bce_loss(X, Label -> Out)",
     "huber_loss": "huber_loss(X, Y -> Out, Residual) | delta:f32",
     "kldiv_loss": "kldiv_loss(X, Target -> Loss) | reduction:s, log_target:b=~False",
+    "einsum": "einsum(Operands* -> Out, InnerCache*, XShape*) | equation:s",
     "nll_loss": "nll_loss(X, Label, Weight? -> Out, Total_weight) | ignore_index:i64, "
                 "reduction:s",
     # -- tensor arrays (create_array: a hook) --
@@ -239,7 +240,7 @@ def _operand(tok: str) -> Operand:
         attr, _, kind = spec.partition(":")
         single = alts[0] if alts and alts[0] else None
         listed = alts[1] if len(alts) > 1 and alts[1] else None
-        return Operand("mutable", single, attr, listed, kind)
+        return Operand("mutable", single, attr or None, listed, kind)
     optional = tok.endswith("?")
     tok = tok.rstrip("?")
     if tok.endswith("*"):
