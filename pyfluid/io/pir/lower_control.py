@@ -62,6 +62,19 @@ def _outer_reads(program, block) -> list[str]:
     return reads
 
 
+def _outer_writes(program, block) -> list[str]:
+    """Names a sub-block (and its sub-blocks) writes that belong to enclosing blocks: the
+    targets of in-place PIR ops (``array_write_``, ``assign_out_``) on outer values."""
+    writes = []
+    for op in block.ops:
+        names = list(op.output_arg_names)
+        sub = op.attrs.get("sub_block")
+        if isinstance(sub, int) and 0 < sub < len(program.blocks):
+            names += _outer_writes(program, program.blocks[sub])
+        writes += [n for n in names if n not in block.vars and n not in writes]
+    return writes
+
+
 def _assign(lw, block, source: str, target: str, op: PirOp) -> None:
     lw.emit(block, "assign", {"X": [source]}, {"Out": [target]}, {}, op)
 
@@ -89,9 +102,10 @@ def lower_if(lw, op: PirOp, block) -> None:
             _assign(lw, sub, lw.tensor(vid, op), name, op)
             names.append(name)
         scope = _scopes(lw, block)
+        written = [n for n in _outer_writes(lw.program, sub) if n not in names]
         lw.emit(block, "conditional_block",
                 {"Cond": [flag], "Input": _outer_reads(lw.program, sub)},
-                {"Out": names, "Scope": [scope]},
+                {"Out": names + written, "Scope": [scope]},
                 {"sub_block": sub.idx, "is_scalar_condition": True}, op)
         outs.append(names)
     if not op.results:
@@ -139,8 +153,9 @@ def lower_while(lw, op: PirOp, block) -> None:
             _assign(lw, sub, source, target, op)
     scopes = _scopes(lw, block)
     reads = _outer_reads(lw.program, sub)
+    written = [n for n in _outer_writes(lw.program, sub) if n not in loop_vars and n != cond]
     lw.emit(block, "while", {"X": reads, "Condition": [cond]},
-            {"Out": loop_vars + [cond], "StepScopes": [scopes]},
+            {"Out": loop_vars + [cond] + written, "StepScopes": [scopes]},
             {"sub_block": sub.idx, "is_test": True}, op)
     for (vid, ptype), name in zip(op.results, loop_vars):
         lw.alias(vid, name, ptype)

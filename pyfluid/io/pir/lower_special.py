@@ -210,6 +210,33 @@ def create_array(lw, op: PirOp, block) -> None:
     lw.define(block, vid, ptype, prefix="create_array", op=op)
 
 
+def slice_array_dense(lw, op: PirOp, block) -> None:
+    """``array[k]`` -> ``read_from_array``; a negative constant k counts from the end
+    (``lod_array_length`` + k)."""
+    array_id, start_id = _operands(op, 2)
+    array = lw.tensor(array_id, op)
+    start = lw.constant(start_id)
+    index_type = PirType("tensor", VarType.INT64, (1,))
+    index = lw.define_var(block, index_type, lw.fresh("array_index"))
+    if start is None:
+        lw.emit(block, "assign", {"X": [lw.tensor(start_id, op)]}, {"Out": [index]}, {}, op)
+    elif len(start) != 1:
+        raise PirFormatError(f"{op.where}: slicing a tensor array by {start} is not "
+                                    "supported (one index only)")
+    elif start[0] >= 0:
+        lw.emit(block, "fill_constant", {}, {"Out": [index]},
+                {"shape": [1], "dtype": VarType.INT64, "value": float(start[0]),
+                 "str_value": str(start[0])}, op)
+    else:
+        length = lw.define_var(block, index_type, lw.fresh("array_length"))
+        lw.emit(block, "lod_array_length", {"X": [array]}, {"Out": [length]}, {}, op)
+        lw.emit(block, "scale", {"X": [length]}, {"Out": [index]},
+                {"scale": 1.0, "bias": float(start[0])}, op)
+    vid, ptype = _single_result(op)
+    out = lw.define(block, vid, ptype, prefix="slice_array_dense", op=op)
+    lw.emit(block, "read_from_array", {"X": [array], "I": [index]}, {"Out": [out]}, {}, op)
+
+
 def select_input(lw, op: PirOp, block) -> None:
     if len(op.operands) < 2:
         raise PirFormatError(f"{op.where}: needs a mask and at least one input")
@@ -231,5 +258,5 @@ HOOKS: dict[str, Any] = {
     **{f"pd_op.{name}": reduce for name in ("mean", "max", "min", "sum", "prod", "all", "any")},
     "pd_op.split": split_sections, "pd_op.tril": tril_triu, "pd_op.triu": tril_triu,
     "pd_op.shape64": shape64, "pd_op.select_input": select_input,
-    "pd_op.create_array": create_array,
+    "pd_op.create_array": create_array, "pd_op.slice_array_dense": slice_array_dense,
 }
