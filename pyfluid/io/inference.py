@@ -296,7 +296,8 @@ def _parse_program(data: Any, source: str) -> Program:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected the bytes of a .pdmodel, got {type(data).__name__}")
     try:
-        program = (program_from_json(data, source) if is_pir_json(data)
+        pir = source.endswith(PIR_SUFFIX) or is_pir_json(data)
+        program = (program_from_json(data, source) if pir
                    else program_from_bytes(bytes(data), source))
         verify(program)
         _check_tensor_types(program)

@@ -226,9 +226,12 @@ def drop_unused_constants(program: Program) -> None:
     """Remove constant ops whose outputs only fed mutable attributes (now legacy attrs)."""
     read = {n for block in program.blocks for op in block.ops for n in op.input_arg_names}
     for block in program.blocks:
-        kept = [op for op in block.ops
-                if op.type not in CONSTANT_OPS or any(n in read for n in op.output_arg_names)]
-        removed = {n for op in block.ops if op not in kept for n in op.output_arg_names}
+        kept, removed = [], []
+        for op in block.ops:
+            if op.type not in CONSTANT_OPS or any(n in read for n in op.output_arg_names):
+                kept.append(op)
+            else:
+                removed += op.output_arg_names
         block.ops = kept
         for name in removed:
             block.vars.pop(name, None)

@@ -103,6 +103,11 @@ def split(rs, op, block) -> None:
         _generic(rs, op, block, "pd_op.split")
 
 
+def top_k(rs, op, block) -> None:
+    """Paddle 1.x's ``top_k`` (last axis, largest first, sorted) is ``topk``."""
+    _generic(rs, op, block, "pd_op.topk", {"axis": -1, "largest": True, "sorted": True})
+
+
 def tril_triu(rs, op, block) -> None:
     _generic(rs, op, block, "pd_op.tril" if op.attr("lower") else "pd_op.triu")
 
@@ -168,6 +173,6 @@ HOOKS = {
     "feed": feed, "fetch": fetch, "fill_constant": fill_constant, "assign_value": assign_value,
     **{name: reduce for name in ("reduce_mean", "reduce_max", "reduce_min", "reduce_sum",
                                  "reduce_prod", "reduce_all", "reduce_any")},
-    "split": split, "tril_triu": tril_triu, "mul": mul, "fc": mul,
+    "split": split, "tril_triu": tril_triu, "top_k": top_k, "mul": mul, "fc": mul,
     "select_input": select_input, "write_to_array": write_to_array,
 }
