@@ -17,7 +17,8 @@ A line ``"pir_name": "legacy(operands -> results) | attrs"``:
   ``builtin.split``), ``_`` for none, ``Slot@i`` for an in-place result that is operand i.
 * attrs, in PIR order: ``name:KIND`` (same legacy name), ``name:KIND=legacy`` or
   ``name:KIND=~default`` (PIR only; written with this default). KIND: b, i32, i64, f32, f64,
-  s, arrays ``i32s`` ``i64s`` ``f32s`` ``f64s`` ``ss``, dtype, place, ia.
+  s, arrays ``i32s`` ``i64s`` ``f32s`` ``f64s`` ``ss``, dtype, place, ia; ``dtype=~out`` writes
+  the dtype of the first result.
 
 Ops needing more than renames (reductions' ``reduce_all``, cast's dtypes, control flow...)
 get hooks in :mod:`.lower` and :mod:`.raise_`; their lines still give the plain mapping."""
@@ -121,7 +122,7 @@ TABLE = {
     "cast": "cast(X -> Out) | dtype:dtype=out_dtype",
     # -- creation (fill_constant / assign_value / arange: hooks) --
     "full_like": "fill_any_like(X, =value:f32 -> Out) | dtype:dtype, place:place=~",
-    "arange": "range(Start, End, Step -> Out) | dtype:dtype=~, place:place=~",
+    "arange": "range(Start, End, Step -> Out) | dtype:dtype=~out, place:place=~",
     "gaussian": "gaussian_random(=shape:ia|ShapeTensor|ShapeTensorList -> Out) "
                 "| mean:f32, std:f32, seed:i32, dtype:dtype, place:place=~",
     "uniform": "uniform_random(=shape:ia|ShapeTensor|ShapeTensorList, =min:f32, =max:f32 "
@@ -260,7 +261,8 @@ def _attr(tok: str) -> Attr:
     kind, eq, legacy = rest.partition("=")
     if legacy.startswith("~"):
         text = legacy[1:]
-        return Attr(name, kind, None, ast.literal_eval(text) if text else None)
+        default = text if text == "out" else ast.literal_eval(text) if text else None
+        return Attr(name, kind, None, default)
     return Attr(name, kind, legacy if eq else name)
 
 

@@ -150,9 +150,10 @@ class Raiser:
         raise_generic(self, op, block, spec)
 
 
-def raise_generic(rs: Raiser, op, block, spec: OpSpec, legacy: dict | None = None) -> list[int]:
+def raise_generic(rs: Raiser, op, block, spec: OpSpec, legacy: dict | None = None,
+                  types: list | None = None) -> list[int]:
     """One legacy op -> one PIR op through its table line; ``legacy`` overrides values of
-    the op's legacy attributes."""
+    the op's legacy attributes, ``types`` the result types."""
     legacy = legacy or {}
     operands = [_operand(rs, op, operand, legacy) for operand in spec.operands]
     result_types, bindings = [], []
@@ -160,8 +161,8 @@ def raise_generic(rs: Raiser, op, block, spec: OpSpec, legacy: dict | None = Non
     for result in spec.results:
         names = op.outputs.get(result.slot, []) if result.slot else []
         if result.vector:
-            types = [rs.var_type(n, block) for n in names]
-            result_types.append(PirType(VECTOR, items=tuple(types)))
+            items = tuple(rs.var_type(n, block) for n in names)
+            result_types.append(PirType(VECTOR, items=items))
         elif names:
             result_types.append(rs.var_type(names[0], block))
         else:
@@ -171,7 +172,7 @@ def raise_generic(rs: Raiser, op, block, spec: OpSpec, legacy: dict | None = Non
     pir_attrs = []
     for attr in spec.attrs:
         if attr.legacy is None:
-            value = attr.default
+            value = result_types[0].dtype if attr.default == "out" else attr.default
         else:
             value = legacy[attr.legacy] if attr.legacy in legacy else _legacy_attr(op, attr.legacy)
             if value is None:
@@ -179,7 +180,7 @@ def raise_generic(rs: Raiser, op, block, spec: OpSpec, legacy: dict | None = Non
         if attr.kind == "dtype" and not isinstance(value, Dtype):
             value = Dtype(None if value is None or int(value) < 0 else VarType(int(value)))
         pir_attrs.append((attr.name, attr.kind, value))
-    results = rs.op(spec.pir, operands, result_types, pir_attrs)
+    results = rs.op(spec.pir, operands, types or result_types, pir_attrs)
     for vid, (result, names) in zip(results, bindings):
         if result.vector:
             parts = rs.op("builtin.split", [vid], list(rs.types[vid].items))

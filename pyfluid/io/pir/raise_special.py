@@ -4,7 +4,7 @@ tril_triu), ``mul``/``fc`` (matmul with reshapes), ``select_input`` and tensor a
 from __future__ import annotations
 
 from ...ops.types import VarType
-from .op_table import SPECS
+from .op_table import BY_LEGACY, SPECS
 from .schema import TENSOR, Dtype, Place, PirType, encode_type
 
 _VALUE_SLOTS = {VarType.FP32: ("fp32_values", "f32s"), VarType.FP64: ("fp64_values", "f64s"),
@@ -12,9 +12,10 @@ _VALUE_SLOTS = {VarType.FP32: ("fp32_values", "f32s"), VarType.FP64: ("fp64_valu
                 VarType.BOOL: ("bool_values", "bs")}
 
 
-def _generic(rs, op, block, pir_name: str, legacy: dict | None = None) -> list[int]:
+def _generic(rs, op, block, pir_name: str, legacy: dict | None = None,
+             types: list | None = None) -> list[int]:
     from .raise_ import raise_generic
-    return raise_generic(rs, op, block, SPECS[pir_name], legacy)
+    return raise_generic(rs, op, block, SPECS[pir_name], legacy, types)
 
 
 def _out(rs, op, block, slot: str = "Out") -> tuple[str, PirType]:
@@ -96,6 +97,49 @@ def reduce(rs, op, block) -> None:
     _generic(rs, op, block, "pd_op." + pir, {"dim": axis, "reduce_all": not axis})
 
 
+_ELEMENTWISE = ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+                "elementwise_max", "elementwise_min", "elementwise_mod", "elementwise_floordiv",
+                "elementwise_pow", "equal", "not_equal", "less_than", "less_equal",
+                "greater_than", "greater_equal")
+
+
+def elementwise(rs, op, block) -> None:
+    """Legacy ``axis`` aligns Y with X's dims from ``axis`` on (a conv bias [C] on [N, C, H, W]
+    at axis 1); PIR broadcasts from the right only, so Y is reshaped with trailing 1s."""
+    x_name, y_name = op.input("X")[0], op.input("Y")[0]
+    x_type, y_type = rs.var_type(x_name, block), rs.var_type(y_name, block)
+    axis, x_rank, y_rank = op.attr("axis"), len(x_type.dims), len(y_type.dims)
+    if axis is None or axis == -1 or y_rank > x_rank or axis == x_rank - y_rank:
+        _generic(rs, op, block, BY_LEGACY[op.type].pir)
+        return
+    trailing = x_rank - axis - y_rank
+    if trailing < 0:
+        raise ValueError(f"op '{op.type}' has axis {axis}, which does not fit a "
+                         f"{y_rank}-D Y in a {x_rank}-D X")
+    y, = rs.op("pd_op.reshape", [rs.value(y_name, op),
+                                 rs.constant("ia", [0] * y_rank + [1] * trailing)],
+               [PirType(TENSOR, y_type.dtype, tuple(y_type.dims) + (1,) * trailing)])
+    out_name, out_type = _out(rs, op, block)
+    vid, = rs.op(BY_LEGACY[op.type].pir, [rs.value(x_name, op), y], [out_type])
+    rs.bind(out_name, vid)
+
+
+def strided_slice(rs, op, block) -> None:
+    """PIR's strided_slice keeps every dim; a legacy ``decrease_axis`` becomes a squeeze."""
+    decrease = list(op.attr("decrease_axis") or [])
+    if not decrease:
+        _generic(rs, op, block, "pd_op.strided_slice")
+        return
+    out_name, out_type = _out(rs, op, block)
+    full_dims = list(out_type.dims)
+    for axis in sorted(decrease):
+        full_dims.insert(axis, 1)
+    sliced, = _generic(rs, op, block, "pd_op.strided_slice",
+                       types=[PirType(TENSOR, out_type.dtype, tuple(full_dims))])
+    vid, = rs.op("pd_op.squeeze", [sliced, rs.constant("ia", decrease)], [out_type])
+    rs.bind(out_name, vid)
+
+
 def split(rs, op, block) -> None:
     if (op.attr("num") or 0) > 0:
         _generic(rs, op, block, "pd_op.split_with_num")
@@ -173,6 +217,7 @@ HOOKS = {
     "feed": feed, "fetch": fetch, "fill_constant": fill_constant, "assign_value": assign_value,
     **{name: reduce for name in ("reduce_mean", "reduce_max", "reduce_min", "reduce_sum",
                                  "reduce_prod", "reduce_all", "reduce_any")},
-    "split": split, "tril_triu": tril_triu, "top_k": top_k, "mul": mul, "fc": mul,
+    "split": split, "tril_triu": tril_triu, "top_k": top_k, "strided_slice": strided_slice,
+    **{name: elementwise for name in _ELEMENTWISE}, "mul": mul, "fc": mul,
     "select_input": select_input, "write_to_array": write_to_array,
 }
