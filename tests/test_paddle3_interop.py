@@ -155,8 +155,8 @@ def test_pyfluid_pir_files_run_in_paddle3(tmp_path):
             with scope_guard(Scope()):
                 program, feeds, _ = paddle.static.load_inference_model(str(source), exe)
                 data = program_to_json(program)
-        except (ModelFileError, ValueError):
-            continue            # an op pyfluid cannot run or write yet
+        except ModelFileError:
+            continue            # an op pyfluid cannot run yet
         target = tmp_path / f"{source.parent.name}_{source.name}"
         target.with_suffix(".json").write_bytes(data)
         params = Path(str(source) + ".pdiparams")
@@ -164,7 +164,7 @@ def test_pyfluid_pir_files_run_in_paddle3(tmp_path):
             target.with_suffix(".pdiparams").write_bytes(params.read_bytes())
         cases[str(target)] = _recorded_feeds(source, feeds)
         written += 1
-    assert written >= 20
+    assert written >= 30
     for prefix, feeds_list in cases.items():
         expected[prefix] = _pyfluid_outputs(prefix, feeds_list)
     report = _run_in_paddle3(tmp_path, cases)

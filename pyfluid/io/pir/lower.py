@@ -177,6 +177,9 @@ def lower_generic(lw: Lowerer, op: PirOp, block, spec: OpSpec,
     for attr in spec.attrs:
         if attr.legacy is not None and attr.name in op.attrs:
             legacy_attrs[attr.legacy] = op.attrs[attr.name]
+        elif attr.strict and op.attrs.get(attr.name, attr.default) != attr.default:
+            raise UnsupportedPirOp(f"{op.where}: {attr.name}={op.attrs[attr.name]!r} has no "
+                                   f"legacy form; pyfluid runs only {attr.name}={attr.default!r}")
     outputs = {}
     short = spec.pir.partition(".")[2]
     for result, (vid, ptype) in zip(spec.results, op.results):

@@ -16,9 +16,10 @@ A line ``"pir_name": "legacy(operands -> results) | attrs"``:
 * results, in PIR order: a legacy output slot, ``Out*`` for a vector result (unpacked by
   ``builtin.split``), ``_`` for none, ``Slot@i`` for an in-place result that is operand i.
 * attrs, in PIR order: ``name:KIND`` (same legacy name), ``name:KIND=legacy`` or
-  ``name:KIND=~default`` (PIR only; written with this default). KIND: b, i32, i64, f32, f64,
-  s, arrays ``i32s`` ``i64s`` ``f32s`` ``f64s`` ``ss``, dtype, place, ia; ``dtype=~out`` writes
-  the dtype of the first result.
+  ``name:KIND=~default`` (PIR only; written with this default), ``name:KIND=!default`` (PIR
+  only, and a file with another value is refused: the legacy op has no such choice). KIND:
+  b, i32, i64, f32, f64, s, arrays ``i32s`` ``i64s`` ``f32s`` ``f64s`` ``ss``, dtype, place,
+  ia; ``dtype=~out`` writes the dtype of the first result.
 
 Ops needing more than renames (reductions' ``reduce_all``, cast's dtypes, control flow...)
 get hooks in :mod:`.lower` and :mod:`.raise_`; their lines still give the plain mapping."""
@@ -60,7 +61,7 @@ TABLE = {
     "swish": "swish(X -> Out)",
     "mish": "mish(X -> Out) | lambda:f32=threshold",
     "softplus": "softplus(X -> Out) | beta:f64, threshold:f64",
-    "thresholded_relu": "thresholded_relu(X -> Out) | threshold:f32, value:f32",
+    "thresholded_relu": "thresholded_relu(X -> Out) | threshold:f32, value:f32=!0.0",
     "prelu": "prelu(X, Alpha -> Out) | data_format:s, mode:s",
     "pow": "pow(X -> Out) | y:f32=factor",
     "round": "round(X -> Out) | decimals:i32",
@@ -145,7 +146,7 @@ TABLE = {
               "padding_algorithm:s",
     "max_pool2d_with_index": "max_pool2d_with_index(X -> Out, Mask) | kernel_size:i32s=ksize, "
                              "strides:i32s, paddings:i32s, global_pooling:b, adaptive:b, "
-                             "ceil_mode:b",
+                             "ceil_mode:b=!False",
     "batch_norm": "batch_norm(X, Mean, Variance, Scale?, Bias? -> Y, MeanOut, VarianceOut, "
                   "SavedMean, SavedVariance, ReserveSpace) | is_test:b, momentum:f32, "
                   "epsilon:f32, data_format:s=data_layout, use_global_stats:b, "
@@ -176,7 +177,7 @@ TABLE = {
                                          "pos_weight? -> Out) | normalize:b, ignore_index:i32",
     "bce_loss": "bce_loss(X, Label -> Out)",
     "huber_loss": "huber_loss(X, Y -> Out, Residual) | delta:f32",
-    "kldiv_loss": "kldiv_loss(X, Target -> Loss) | reduction:s, log_target:b=~False",
+    "kldiv_loss": "kldiv_loss(X, Target -> Loss) | reduction:s, log_target:b=!False",
     "einsum": "einsum(Operands* -> Out, InnerCache*, XShape*) | equation:s",
     "nll_loss": "nll_loss(X, Label, Weight? -> Out, Total_weight) | ignore_index:i64, "
                 "reduction:s",
@@ -212,6 +213,7 @@ class Attr(NamedTuple):
     kind: str
     legacy: str | None          # None: PIR only
     default: Any = None
+    strict: bool = False        # PIR only, and the legacy op computes only the default
 
 
 class OpSpec(NamedTuple):
@@ -259,6 +261,8 @@ def _result(tok: str) -> Result:
 def _attr(tok: str) -> Attr:
     name, _, rest = tok.partition(":")
     kind, eq, legacy = rest.partition("=")
+    if legacy.startswith("!"):
+        return Attr(name, kind, None, ast.literal_eval(legacy[1:]), strict=True)
     if legacy.startswith("~"):
         text = legacy[1:]
         default = text if text == "out" else ast.literal_eval(text) if text else None

@@ -37,6 +37,7 @@ class Raiser:
         self.blocks = 0
         self.scopes: list[dict[str, int]] = [{}]
         self.types: dict[int, PirType] = {}
+        self.producers: dict[int, str] = {}  # value id -> the PIR op that made it
         self.current: list[dict] = []       # the JSON ops of the block being written
 
     # -- values -----------------------------------------------------------------------------
@@ -78,6 +79,8 @@ class Raiser:
            ops: list | None = None, result_attrs: dict | None = None) -> list[int]:
         """Append one PIR op to ``ops`` (the current block's list); return its result ids."""
         results = [self.new_value(t) for t in result_types]
+        for vid in results:
+            self.producers[vid] = name
         node = {"#": compress(name),
                 "A": [{"AT": encode_attr(kind, value), "N": attr} for attr, kind, value in attrs],
                 "I": [{"%": v} for v in operands],
@@ -121,6 +124,7 @@ class Raiser:
         name = f"block_{self.blocks}"
         self.blocks += 1
         try:
+            self.create_arrays(block)
             for op in block.ops:
                 self.raise_op(op, block)
             if tail is not None:
@@ -130,6 +134,15 @@ class Raiser:
         finally:
             self.scopes.pop()
             self.current = saved
+
+    def create_arrays(self, block) -> None:
+        """A legacy tensor array exists (empty) from the start of its block; PIR creates it."""
+        for var in block.vars.values():
+            if var.type == VarType.LOD_TENSOR_ARRAY and not self.has(var.name):
+                ptype = self.var_type(var.name, block)
+                vid, = self.op("pd_op.create_array", [], [ptype],
+                               [("dtype", "dtype", Dtype(ptype.dtype))])
+                self.bind(var.name, vid)
 
     def region(self, build) -> dict:
         """A region named in writing order (depth first), holding the block ``build()``."""
@@ -234,6 +247,7 @@ def raise_program(program: Program) -> bytes:
     rs.regions = rs.blocks = 1
     block = program.global_block()
     raise_special.parameters(rs, persistables(program), block)
+    rs.create_arrays(block)
     feeds = sorted((op for op in block.ops if op.type == "feed"), key=lambda op: op.attr("col"))
     for op in feeds + [op for op in block.ops if op.type != "feed"]:
         rs.raise_op(op, block)

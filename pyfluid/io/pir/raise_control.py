@@ -57,7 +57,7 @@ def conditional_block(rs, op, block) -> None:
 
 def _else_block(rs, names, types) -> dict:
     class _Empty:
-        ops = ()
+        ops, vars = (), {}
     return rs.block_json(_Empty(), tail=_yield(names, types))
 
 

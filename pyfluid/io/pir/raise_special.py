@@ -140,6 +140,24 @@ def strided_slice(rs, op, block) -> None:
     rs.bind(out_name, vid)
 
 
+def slice_(rs, op, block) -> None:
+    """``slice`` of a tensor array taking one element (``outs[-1]`` in Paddle 2.x's
+    dynamic-to-static) is PIR's ``slice_array_dense``."""
+    source = op.input("Input")[0]
+    if block._find_var_recursive(source).type != VarType.LOD_TENSOR_ARRAY:
+        _generic(rs, op, block, "pd_op.slice")
+        return
+    starts = list(op.attr("starts") or [])
+    if len(starts) != 1 or list(op.attr("decrease_axis") or []) != [0] or \
+            op.input("StartsTensor") or op.input("StartsTensorList"):
+        raise ValueError("slice of a tensor array is written as PIR only for one constant "
+                         "index (array[k])")
+    out_name, out_type = _out(rs, op, block)
+    vid, = rs.op("pd_op.slice_array_dense",
+                 [rs.value(source, op), rs.constant("ia", starts)], [out_type])
+    rs.bind(out_name, vid)
+
+
 def split(rs, op, block) -> None:
     if (op.attr("num") or 0) > 0:
         _generic(rs, op, block, "pd_op.split_with_num")
@@ -193,10 +211,23 @@ def _product(dims) -> int:
     return result
 
 
+_CONSTANTS = ("pd_op.full", "pd_op.full_int_array", "pd_op.assign_value")
+
+
 def select_input(rs, op, block) -> None:
+    """PIR's select_input needs inputs of one dtype. Paddle 2.x's dynamic-to-static pairs a
+    branch value with a float32 placeholder (``undefined_var``, an assign_value) of any dtype;
+    the placeholders are cast to the dtype of the first computed input, as the result is."""
     name, ptype = _out(rs, op, block)
-    operands = [rs.value(op.input("Mask")[0], op)] + [rs.value(n, op) for n in op.input("X")]
-    vid, = rs.op("pd_op.select_input", operands, [ptype])
+    inputs = [rs.value(n, op) for n in op.input("X")]
+    computed = [v for v in inputs if rs.producers.get(v) not in _CONSTANTS] or inputs
+    dtype = rs.types[computed[0]].dtype
+    for i, vid in enumerate(inputs):
+        if rs.types[vid].dtype != dtype:
+            inputs[i], = rs.op("pd_op.cast", [vid], [rs.types[vid]._replace(dtype=dtype)],
+                               [("dtype", "dtype", Dtype(dtype))])
+    vid, = rs.op("pd_op.select_input", [rs.value(op.input("Mask")[0], op)] + inputs,
+                 [ptype._replace(dtype=dtype)])
     rs.bind(name, vid)
 
 
@@ -217,7 +248,7 @@ HOOKS = {
     "feed": feed, "fetch": fetch, "fill_constant": fill_constant, "assign_value": assign_value,
     **{name: reduce for name in ("reduce_mean", "reduce_max", "reduce_min", "reduce_sum",
                                  "reduce_prod", "reduce_all", "reduce_any")},
-    "split": split, "tril_triu": tril_triu, "top_k": top_k, "strided_slice": strided_slice,
+    "split": split, "slice": slice_, "tril_triu": tril_triu, "top_k": top_k, "strided_slice": strided_slice,
     **{name: elementwise for name in _ELEMENTWISE}, "mul": mul, "fc": mul,
     "select_input": select_input, "write_to_array": write_to_array,
 }
