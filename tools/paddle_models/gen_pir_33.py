@@ -17,7 +17,10 @@ running them with a CPU ``Executor``; models with control flow record several ca
 ``manifest.json`` records per model: file sizes, the PIR version written in the file,
 the op names (decompressed, all regions), feeds (name/shape/dtype from ``pd_op.data``),
 fetch names, and the parameter names in ``.pdiparams`` order (checked against the
-tensors actually stored there).  ``resnet18`` (~45 MB) is "large": only with ``--large``.
+tensors actually stored there).  The models: an MLP, LeNet, a Transformer encoder, LSTM /
+GRU / SimpleRNN, BERT- and GPT-like blocks, op mixes (gen_zoo_26.py's layers), and
+dynamic-to-static control flow (if/while regions; gen_control_flow_26.py's layers, all their
+cases). The vision models (and two other big ones) are "large": only with ``--large``.
 
 Deterministic: every model seeds Paddle/NumPy from a CRC of its name; random weights.
 """
