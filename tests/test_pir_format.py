@@ -312,6 +312,39 @@ def test_the_newer_of_two_model_files_is_loaded(tmp_path):
         paddle.static.load_inference_model(str(tmp_path / "absent"), exe)
 
 
+def test_old_style_and_in_memory_loading_of_pir(tmp_path):
+    """``load_inference_model(dir, exe, model_filename=..., params_filename=...)`` finds
+    ``inference.json`` as Paddle 3 does; bytes given in memory are told apart by content."""
+    (tmp_path / "inference.json").write_bytes((PIR33 / "mlp.json").read_bytes())
+    (tmp_path / "inference.pdiparams").write_bytes((PIR33 / "mlp.pdiparams").read_bytes())
+    exe = paddle.static.Executor()
+    with pytest.warns(UserWarning, match="old way"):
+        _, feeds, _ = paddle.static.load_inference_model(
+            str(tmp_path), exe, model_filename="inference", params_filename="inference")
+    assert feeds == ["x"]
+    _, feeds, _ = paddle.static.load_inference_model(
+        None, exe, model_filename=(PIR33 / "mlp.json").read_bytes(),
+        params_filename=(PIR33 / "mlp.pdiparams").read_bytes())
+    assert feeds == ["x"]
+    program = paddle.static.deserialize_program((PIR33 / "mlp.json").read_bytes())
+    assert [op.type for op in program.global_block().ops][:2] == ["feed", "matmul_v2"]
+
+
+def test_indented_and_untrainable_files_load(tmp_path):
+    """``readable=True`` indents the JSON; ``trainable=False`` leaves out every ``OA``."""
+    model = json.loads((PIR33 / "mlp.json").read_text())
+    model["base_code"]["trainable"] = False
+    for op in model["program"]["regions"][0]["blocks"][0]["ops"]:
+        op.pop("OA", None)
+    (tmp_path / "m.json").write_text(json.dumps(model, indent=4))
+    (tmp_path / "m.pdiparams").write_bytes((PIR33 / "mlp.pdiparams").read_bytes())
+    exe = paddle.static.Executor()
+    program, feeds, fetches = paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+    with np.load(PIR33 / "mlp.io.npz") as npz:
+        got, = exe.run(program, feed={"x": npz["x0"]}, fetch_list=fetches)
+        np.testing.assert_allclose(got, npz["y0"], rtol=1e-5, atol=1e-6)
+
+
 def test_jit_save_pir_and_load(tmp_path):
     paddle.disable_static()
     try:

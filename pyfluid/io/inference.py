@@ -251,7 +251,7 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
         model_path, params_path = model_file(path_prefix), path_prefix + ".pdiparams"
     else:
         model_path = _old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
-                                     ".pdmodel")
+                                     LEGACY_SUFFIX, PIR_SUFFIX)
         params_path = _old_style_path(path_prefix, kwargs.get("params_filename"), "",
                                       ".pdiparams")
         warnings.warn("The old way to load inference model is deprecated. model path: "
@@ -280,11 +280,18 @@ def model_file(path_prefix: str) -> str:
     return pir
 
 
-def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
+def _old_style_path(folder: str, filename: str | None, default: str, *suffixes: str) -> str:
+    """``folder/filename`` with the first suffix that exists (Paddle 3 saves ``__model__``
+    as ``__model__.json``)."""
     if filename is None:
-        return os.path.join(folder, default)
-    path = os.path.join(folder, filename + suffix)
-    return path if os.path.exists(path) else os.path.join(folder, filename)
+        if not default or os.path.exists(os.path.join(folder, default)):
+            return os.path.join(folder, default)
+        filename = default
+    for suffix in suffixes:
+        path = os.path.join(folder, filename + suffix)
+        if os.path.exists(path):
+            return path
+    return os.path.join(folder, filename)
 
 
 def read_program_file(path: str) -> Program:
