@@ -28,7 +28,8 @@ import numpy as np
 from .executor import CPUPlace, Executor, Scope, scope_guard
 from .framework.program import Program
 from .io import ModelFileError, load_inference_model
-from .io.inference import model_file, read_program_file
+from .io.inference import read_program_file
+from .io.model_format import model_file
 from .io.pir import LEGACY_SUFFIX, PIR_SUFFIX
 from .io.pir.convert import convert_model
 

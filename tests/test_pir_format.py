@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
+from pyfluid.executor import Scope, scope_guard
 from pyfluid.framework.operator import Operator
 from pyfluid.io.pir import program_to_json
 from pyfluid.io.pir import lower as lower_mod
@@ -284,15 +285,38 @@ def test_save_format_selection(tmp_path, monkeypatch):
     save(str(tmp_path / "c"), [x], [out], exe, program=main)
     save(str(tmp_path / "d"), [x], [out], exe, program=main, format="pdmodel")
     monkeypatch.delenv("FLAGS_enable_pir_api")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pdsha256") == [
         "a.pdiparams", "a.pdmodel", "b.json", "b.pdiparams", "c.json", "c.pdiparams",
         "d.pdiparams", "d.pdmodel"]
+    assert "b.json" in (tmp_path / "b.pdsha256").read_text()      # the save manifest
     for prefix in "abcd":
         program, feeds, fetches = paddle.static.load_inference_model(str(tmp_path / prefix), exe)
         got, = exe.run(program, feed={feeds[0]: x_value}, fetch_list=fetches)
         np.testing.assert_allclose(got, want, rtol=1e-6)
     with pytest.raises(ValueError, match="format must be 'pdmodel'"):
         save(str(tmp_path / "e"), [x], [out], exe, program=main, format="onnx")
+
+
+def test_a_pir_save_over_a_legacy_one_loads(tmp_path):
+    """The save manifest of the earlier .pdmodel save must not refuse the new parameters."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 3], "float32")
+        out = paddle.static.nn.fc(x, 2)
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    prefix = str(tmp_path / "m")
+    paddle.static.save_inference_model(prefix, [x], [out], exe, program=main)
+    exe.run(startup)                                   # new weights
+    paddle.static.save_inference_model(prefix, [x], [out], exe, program=main, format="pir")
+    import os
+    os.utime(tmp_path / "m.pdmodel", (1, 1))           # the .json is the newer file
+    x_value = np.ones((1, 3), np.float32)
+    want, = exe.run(main, feed={"x": x_value}, fetch_list=[out])
+    with scope_guard(Scope()):
+        program, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
+        got, = exe.run(program, feed={"x": x_value}, fetch_list=fetches)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
 def test_the_newer_of_two_model_files_is_loaded(tmp_path):
@@ -354,7 +378,8 @@ def test_jit_save_pir_and_load(tmp_path):
         want = layer(x).numpy()
         spec = [paddle.static.InputSpec([None, 4], "float32", "x")]
         paddle.jit.save(layer, str(tmp_path / "net"), input_spec=spec, format="pir")
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["net.json", "net.pdiparams"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["net.json", "net.pdiparams",
+                                                               "net.pdsha256"]
         loaded = paddle.jit.load(str(tmp_path / "net"))
         np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
     finally:

@@ -2,7 +2,6 @@
 ``load_inference_model`` (``.pdmodel`` + ``.pdiparams``) and their in-memory forms."""
 from __future__ import annotations
 
-import errno
 import os
 import warnings
 from typing import Any
@@ -19,6 +18,7 @@ from ..framework.verify import verify
 from ..ops.types import VarType
 from . import manifest, paddle_desc
 from .errors import ModelFileError
+from .model_format import model_file, old_style_path, save_format
 from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json, program_to_json
 from .safe_read import PROGRAM_LIMIT, read_file
 from .variables import combined_bytes, commit, persistables, read_combined, read_separate
@@ -161,18 +161,6 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     manifest.save_files(files)
 
 
-def save_format(fmt: str | None) -> str:
-    """``"pdmodel"`` (Paddle 2.x ProgramDesc, the default) or ``"pir"`` (Paddle 3 JSON); with
-    no ``format`` given, ``FLAGS_enable_pir_api`` set to 1/true in the environment picks PIR."""
-    if fmt is None:
-        flag = os.environ.get("FLAGS_enable_pir_api", "").strip().lower()
-        return "pir" if flag in ("1", "true", "on") else "pdmodel"
-    if fmt not in ("pdmodel", "pir"):
-        raise ValueError(f"format must be 'pdmodel' (Paddle 2.x .pdmodel) or 'pir' (Paddle 3 "
-                         f".json), got {fmt!r}")
-    return fmt
-
-
 def encode_program(program: Program, fmt: str, clip_extra: bool = True) -> bytes:
     """The model file of a normalized inference program (feed ops, ops, fetch ops)."""
     plain = remove_training_info(program, clip_extra)
@@ -250,9 +238,9 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
     if not kwargs:
         model_path, params_path = model_file(path_prefix), path_prefix + ".pdiparams"
     else:
-        model_path = _old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
+        model_path = old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
                                      LEGACY_SUFFIX, PIR_SUFFIX)
-        params_path = _old_style_path(path_prefix, kwargs.get("params_filename"), "",
+        params_path = old_style_path(path_prefix, kwargs.get("params_filename"), "",
                                       ".pdiparams")
         warnings.warn("The old way to load inference model is deprecated. model path: "
                       f"{model_path}, params path: {params_path}", stacklevel=3)
@@ -270,35 +258,6 @@ def _read_checked(path: str, limit: int | None = None) -> bytes:
     data = read_file(path, limit)
     manifest.check(path, data)
     return data
-
-
-def model_file(path_prefix: str) -> str:
-    """``<prefix>.pdmodel`` (Paddle 2.x) or ``<prefix>.json`` (Paddle 3's PIR), whichever
-    exists; when both do, the newer (a model saved again in the other format), ties going
-    to ``.pdmodel``. The format is then told by the file's content."""
-    legacy, pir = path_prefix + LEGACY_SUFFIX, path_prefix + PIR_SUFFIX
-    if not os.path.exists(pir):
-        if not os.path.exists(legacy):
-            raise FileNotFoundError(errno.ENOENT, f"No such model file (neither {LEGACY_SUFFIX} "
-                                    f"nor {PIR_SUFFIX} exists)", legacy)
-        return legacy
-    if os.path.exists(legacy) and os.path.getmtime(legacy) >= os.path.getmtime(pir):
-        return legacy
-    return pir
-
-
-def _old_style_path(folder: str, filename: str | None, default: str, *suffixes: str) -> str:
-    """``folder/filename`` with the first suffix that exists (Paddle 3 saves ``__model__``
-    as ``__model__.json``)."""
-    if filename is None:
-        if not default or os.path.exists(os.path.join(folder, default)):
-            return os.path.join(folder, default)
-        filename = default
-    for suffix in suffixes:
-        path = os.path.join(folder, filename + suffix)
-        if os.path.exists(path):
-            return path
-    return os.path.join(folder, filename)
 
 
 def read_program_file(path: str) -> Program:
