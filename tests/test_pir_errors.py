@@ -155,6 +155,36 @@ def test_shuffled_json_values(data):
     assert message is None or "model.json" in message or "model.pdiparams" in message
 
 
+@pytest.mark.parametrize("kind", ["empty objects", "tiny ops"])
+def test_files_of_many_tiny_objects_are_refused_within_the_memory_budget(kind, monkeypatch):
+    """A load builds at most MEMORY_FACTOR bytes per byte of file (twice the .pdmodel
+    budget: the json module alone builds ~11 per byte of Paddle's files), plus a slack, set
+    to 0 here so that small files show it: JSON that would build more is refused early, and
+    the smallest possible ops (a variable and an op each) load within it."""
+    from pyfluid.framework import desc_reader
+    from pyfluid.io.pir.decode import MEMORY_FACTOR
+    monkeypatch.setattr(desc_reader, "MEMORY_SLACK", 0)
+    if kind == "empty objects":
+        text = b'{"base_code": {"magic": "pir", "version": 4}, "pad": [' + b"{}," * 100_000 + \
+            b"{}]}"
+    else:   # ops as small as an op can be: each a variable and an op to build
+        model = json.loads(MODEL)
+        relu = {"#": "1.relu", "I": [{"%": 7}], "O": [{"%": 0, "TT": {
+            "#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, [], "", [], 0]}}]}
+        _ops(model)[-1:-1] = [{**relu, "O": [{**relu["O"][0], "%": 10**6 + i}]}
+                              for i in range(5_000)]
+        text = json.dumps(model, separators=(",", ":")).encode()
+    tracemalloc.start()
+    try:
+        message = _outcome(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    if kind == "empty objects":
+        assert "too many objects" in message
+    assert peak < MEMORY_FACTOR * len(text), (peak / len(text))
+
+
 def test_time_and_memory_stay_proportional_to_the_file():
     """A 0.5 MB program of 2000 ops loads in seconds with a peak of a few dozen times the
     file size (under tracemalloc, which slows allocation); a type claiming a

@@ -11,10 +11,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...framework import desc_reader
 from .schema import (PARAMETER_OP, PirFormatError, PirType, decode_attr, decode_type, op_name)
 
 MAGIC = "pir"
 MAX_REGION_DEPTH = 64       # nested if/while regions (Paddle's own programs nest a few)
+# Memory: the json module alone builds ~11 bytes per byte of Paddle's files (and up to ~24
+# for hostile ones), so a PIR load may take twice the .pdmodel budget of
+# framework/desc_reader.py. Upper bounds of what json builds: per "{", per "[", per byte.
+MEMORY_FACTOR = 2 * desc_reader.MEMORY_FACTOR
+OBJECT_COST, ARRAY_COST, BYTE_COST = 72, 64, 12
 
 
 @dataclass
@@ -43,6 +49,8 @@ class PirModule:
     version: int
     trainable: bool
     block: PirBlock                             # the module's single top-level block
+    budget: int = 0                             # bytes the program built from it may take
+    size: int = 0                               # characters of the file
 
 
 def parse(text: bytes | str) -> PirModule:
@@ -52,6 +60,11 @@ def parse(text: bytes | str) -> PirModule:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise PirFormatError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    budget = MEMORY_FACTOR * len(text) + desc_reader.MEMORY_SLACK
+    budget -= (OBJECT_COST * text.count("{") + ARRAY_COST * text.count("[")
+               + BYTE_COST * len(text))
+    if budget < 0:
+        raise too_many_objects(len(text))
     try:
         root = json.loads(text)
     except RecursionError:
@@ -74,7 +87,15 @@ def parse(text: bytes | str) -> PirModule:
     blocks = _region(regions[0], "program", 0)
     if len(blocks) != 1:
         raise PirFormatError(f"the module region must hold one block, it holds {len(blocks)}")
-    return PirModule(version, bool(base.get("trainable", True)), blocks[0])
+    return PirModule(version, bool(base.get("trainable", True)), blocks[0], budget, len(text))
+
+
+def too_many_objects(size: int) -> PirFormatError:
+    """The memory bound of every loader (framework/desc_reader.py): a load builds at most
+    MEMORY_FACTOR bytes per byte of file, plus MEMORY_SLACK."""
+    return PirFormatError(f"it describes too many objects for its {size} bytes (more than "
+                          f"{MEMORY_FACTOR} bytes of memory per byte of file); refusing it "
+                          "before it exhausts memory")
 
 
 def _region(node: Any, where: str, depth: int) -> list[PirBlock]:
@@ -96,7 +117,10 @@ def _block(node: Any, where: str, depth: int) -> PirBlock:
         args.append((arg["#"], _type(arg.get("TT"), f"{name} argument {arg['#']}")))
     if node.get("kwargs"):
         raise PirFormatError(f"{name}: keyword block arguments are not supported")
-    ops = [_op(op, f"{name} op #{i}", depth) for i, op in enumerate(node["ops"])]
+    raw, ops = node["ops"], []
+    for i, item in enumerate(raw):
+        ops.append(_op(item, f"{name} op #{i}", depth))
+        raw[i] = None                  # the JSON of an op is freed once decoded
     return PirBlock(name, args, ops)
 
 

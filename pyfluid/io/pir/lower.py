@@ -10,18 +10,20 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ...framework.desc_reader import ARG_COST, OP_COST, VAR_COST
 from ...framework.operator import Operator, normalize_attrs, normalize_slots
 from ...framework.program import Program
 from ...framework.variable import Parameter
 from ...ops.registry import has_op, get_op
 from ...ops.types import VarType
 from . import lower_control, lower_special
-from .decode import PirBlock, PirModule, PirOp
+from .decode import PirBlock, PirModule, PirOp, too_many_objects
 from .op_table import SPECS, OpSpec
 from .schema import ARRAY, SELECTED_ROWS, VECTOR, Dtype, PirFormatError, PirType
 
 _VAR_KINDS = {ARRAY: VarType.LOD_TENSOR_ARRAY, SELECTED_ROWS: VarType.SELECTED_ROWS}
 CONSTANT_OPS = ("fill_constant", "assign_value")
+CONSTANT_PRODUCERS = ("pd_op.full", "pd_op.full_int_array")
 
 
 class UnsupportedPirOp(PirFormatError):
@@ -34,12 +36,18 @@ class Lowerer:
         self.program = Program()
         self.names: dict[int, Any] = {0: None}      # value id -> var name (list for vectors)
         self.types: dict[int, PirType | None] = {}
-        self.producers: dict[int, PirOp] = {}
+        self.producers: dict[int, Any] = {}         # value id -> constant op, or op name
         self.feeds: list[str] = []
         self.fetches: dict[int, str] = {}           # col -> var name
         self.parameters: list[str] = []
         self._counters: dict[str, int] = {}
         self._used: set[str] = set()
+        self._budget = module.budget
+
+    def charge(self, nbytes: int) -> None:
+        self._budget -= nbytes
+        if self._budget < 0:
+            raise too_many_objects(self.module.size)
 
     # -- values and variables ---------------------------------------------------------------
     def name(self, vid: int, op: PirOp) -> Any:
@@ -79,6 +87,7 @@ class Lowerer:
         if name in self._used and block._find_var_recursive(name) is not None:
             return name
         self._used.add(name)
+        self.charge(VAR_COST)
         if ptype is None:
             block.create_var(name=name, **flags)
         else:
@@ -114,7 +123,7 @@ class Lowerer:
         """The value of a ``full_int_array`` (list) or one-element ``full`` (number) result,
         or None when ``vid`` is computed at run time."""
         producer = self.producers.get(vid)
-        if producer is None:
+        if not isinstance(producer, PirOp):
             return None
         if producer.name == "pd_op.full_int_array":
             return [int(v) for v in producer.attr("value", [])]
@@ -139,15 +148,19 @@ class Lowerer:
             full_attrs = normalize_attrs(opdef, kept, 0)
         except ValueError as exc:
             raise PirFormatError(f"{source.where}: as legacy '{op_type}': {exc}") from None
+        self.charge(OP_COST + ARG_COST * sum(map(len, (*in_slots.values(),
+                                                        *out_slots.values()))))
         op = Operator(block, op_type, in_slots, out_slots, full_attrs, site="<PIR program>")
         block.ops.append(op)
         return op
 
     # -- the walk -----------------------------------------------------------------------------
     def lower_block(self, pblock: PirBlock, block) -> None:
-        for op in pblock.ops:
+        for index, op in enumerate(pblock.ops):
+            pblock.ops[index] = None        # freed once lowered (constants stay in producers)
+            keep = op if op.name in CONSTANT_PRODUCERS else op.name
             for vid, _ in op.results:
-                self.producers[vid] = op
+                self.producers[vid] = keep
             hook = HOOKS.get(op.name)
             if hook is not None:
                 hook(self, op, block)
@@ -217,11 +230,10 @@ def _lower_operand(lw: Lowerer, op: PirOp, i: int, operand, vid: int, inputs: di
     names = lw.name(vid, op)
     slot = operand.list_slot if isinstance(names, list) else operand.slot
     if slot is None:
-        producer = lw.producers.get(vid)
+        producer = lw.producers.get(vid, "a block argument")
         raise UnsupportedPirOp(
-            f"{op.where}: its '{operand.attr}' is computed at run time "
-            f"(by {producer.name if producer else 'a block argument'}); the legacy op takes it "
-            "only as a constant")
+            f"{op.where}: its '{operand.attr}' is computed at run time (by "
+            f"{getattr(producer, 'name', producer)}); the legacy op takes it only as a constant")
     inputs[slot] = names if isinstance(names, list) else [names]
 
 
