@@ -1,6 +1,7 @@
 """Interop with real PaddlePaddle 3 (default flags, PIR on): PIR JSON files written by pyfluid
 load and run in Paddle 3 and give pyfluid's outputs. Written here: a model trained by
-pyfluid (``save_inference_model(format="pir")``), a Layer (``jit.save(format="pir")``), every
+pyfluid (``save_inference_model(format="pir")``), a program of indexing ops, a Layer
+(``jit.save(format="pir")``), every
 Paddle 3 model of tests/paddle_models/pir33 pyfluid can run, read and written back, and
 Paddle 2.6 models of tests/paddle_models (zoo26, cf26) converted from ``.pdmodel``.
 
@@ -131,6 +132,19 @@ def test_pyfluid_pir_files_run_in_paddle3(tmp_path):
     paddle.static.save_inference_model(prefix, [x], [logits, prob], exe, program=test_program,
                                        format="pir")
     cases[prefix] = [{"x": rng.rand(4, 6).astype(np.float32)}]
+    # index assignment (set_value, both forms), gather_nd, broadcast_tensors, nonzero
+    ops_main, ops_startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(ops_main, ops_startup):
+        x2 = paddle.static.data("x", [None, 4], "float32")
+        index = paddle.static.data("idx", [None, 2], "int64")
+        y = paddle.static.setitem(paddle.nn.functional.relu(x2) * 1.0, slice(0, 1), 2.5)
+        y = paddle.static.setitem(y, slice(1, 2), paddle.full([1, 4], -1.0))
+        wide, half = paddle.broadcast_tensors([x2, paddle.full([1, 4], 0.5)])
+        fetched = [paddle.gather_nd(y, index) + 1.0, wide, half, paddle.nonzero(x2 > 0), y]
+    paddle.static.save_inference_model(str(tmp_path / "ops"), [x2, index], fetched, exe,
+                                       program=ops_main, format="pir")
+    cases[str(tmp_path / "ops")] = [{"x": rng.randn(3, 4).astype(np.float32),
+                                     "idx": np.array([[0, 1], [2, 3]], np.int64)}]
     # a Layer through jit.save
     paddle.disable_static()
     try:

@@ -184,6 +184,13 @@ def reduce(lw, op: PirOp, block) -> None:
     lw.generic(op, block, spec, attrs={"reduce_all": isinstance(axis, list) and not axis})
 
 
+def set_value(lw, op: PirOp, block) -> None:
+    """The legacy op also names the dtype of its values: the input's."""
+    source = lw.types.get(op.operands[0]) if op.operands else None
+    dtype = source.dtype if source is not None and source.dtype is not None else VarType.FP32
+    lw.generic(op, block, SPECS[op.name.rstrip("_")], attrs={"dtype": dtype})
+
+
 def split_sections(lw, op: PirOp, block) -> None:
     lw.generic(op, block, SPECS["pd_op.split"], attrs={"num": 0})
 
@@ -256,6 +263,8 @@ HOOKS: dict[str, Any] = {
     "pd_op.assign_value": assign_value, "pd_op.assign_value_": assign_value,
     "pd_op.full_with_tensor": full_with_tensor, "pd_op.cast": cast, "pd_op.cast_": cast,
     **{f"pd_op.{name}": reduce for name in ("mean", "max", "min", "sum", "prod", "all", "any")},
+    **{f"pd_op.{name}{suffix}": set_value for name in ("set_value", "set_value_with_tensor")
+       for suffix in ("", "_")},
     "pd_op.split": split_sections, "pd_op.tril": tril_triu, "pd_op.triu": tril_triu,
     "pd_op.shape64": shape64, "pd_op.select_input": select_input,
     "pd_op.create_array": create_array, "pd_op.slice_array_dense": slice_array_dense,

@@ -90,6 +90,8 @@ TABLE = {
     "argsort": "argsort(X -> Out, Indices) | axis:i32, descending:b, stable:b=~False",
     "topk": "top_k_v2(X, =k:i32|K -> Out, Indices) | axis:i32, largest:b, sorted:b",
     "accuracy": "accuracy(Out, Indices, Label -> Accuracy, Correct, Total)",
+    "auc": "auc(Predict, Label, StatPos, StatNeg, InsTagWeight? -> AUC, StatPosOut, "
+           "StatNegOut) | curve:s, num_thresholds:i32, slide_steps:i32",
     # -- shapes and layout --
     "reshape": "reshape2(X, =shape:ia|Shape|ShapeTensor -> Out)",
     "transpose": "transpose2(X -> Out) | perm:i32s=axis",
@@ -109,6 +111,19 @@ TABLE = {
                      "=ends:ia|EndsTensor|EndsTensorList, "
                      "=strides:ia|StridesTensor|StridesTensorList -> Out) | axes:i32s",
     "gather": "gather(X, Index, =axis:i32|Axis -> Out)",
+    "gather_nd": "gather_nd(X, Index -> Out)",
+    "nonzero": "where_index(Condition -> Out)",
+    "index_put": "index_put(x, indices*, value -> out) | accumulate:b",
+    "broadcast_tensors": "broadcast_tensors(X* -> Out*)",
+    "share_data_": "share_data(X -> Out)",
+    "unique_consecutive": "unique_consecutive(X -> Out, Index, Counts) | return_inverse:b, "
+                          "return_counts:b, axis:i32s, dtype:dtype",
+    "set_value": "set_value(Input, =starts:ia||StartsTensorList, =ends:ia||EndsTensorList, "
+                 "=steps:ia||StepsTensorList -> Out) | axes:i64s, decrease_axes:i64s, "
+                 "none_axes:i64s, shape:i64s, values:f64s",
+    "set_value_with_tensor": "set_value(Input, ValueTensor, =starts:ia||StartsTensorList, "
+                             "=ends:ia||EndsTensorList, =steps:ia||StepsTensorList -> Out) "
+                             "| axes:i64s, decrease_axes:i64s, none_axes:i64s",
     "index_select": "index_select(X, Index -> Out) | axis:i32=dim",
     "take_along_axis": "take_along_axis(Input, Index -> Result) | axis:i32=Axis",
     "one_hot": "one_hot_v2(X, =depth:i32|depth_tensor -> Out)",
@@ -274,7 +289,7 @@ SPECS: dict[str, OpSpec] = {"pd_op." + k: _parse(k, v) for k, v in TABLE.items()
 """pd_op name -> its spec."""
 
 BY_LEGACY: dict[str, OpSpec] = {}
-"""legacy op type -> the spec used to write it (the first line naming it)."""
-for _spec in SPECS.values():
-    if not _spec.pir.endswith("_"):
-        BY_LEGACY.setdefault(_spec.legacy, _spec)
+"""legacy op type -> the spec used to write it (the first line naming it; an in-place
+``name_`` line only when the op has no other)."""
+for _spec in sorted(SPECS.values(), key=lambda spec: spec.pir.endswith("_")):
+    BY_LEGACY.setdefault(_spec.legacy, _spec)

@@ -158,6 +158,12 @@ def slice_(rs, op, block) -> None:
     rs.bind(out_name, vid)
 
 
+def set_value(rs, op, block) -> None:
+    """A tensor value is ``set_value_with_tensor`` in PIR, constants ``set_value``."""
+    _generic(rs, op, block, "pd_op.set_value_with_tensor" if op.input("ValueTensor")
+             else "pd_op.set_value")
+
+
 def split(rs, op, block) -> None:
     if (op.attr("num") or 0) > 0:
         _generic(rs, op, block, "pd_op.split_with_num")
@@ -248,7 +254,7 @@ HOOKS = {
     "feed": feed, "fetch": fetch, "fill_constant": fill_constant, "assign_value": assign_value,
     **{name: reduce for name in ("reduce_mean", "reduce_max", "reduce_min", "reduce_sum",
                                  "reduce_prod", "reduce_all", "reduce_any")},
-    "split": split, "slice": slice_, "tril_triu": tril_triu, "top_k": top_k, "strided_slice": strided_slice,
+    "split": split, "slice": slice_, "set_value": set_value, "tril_triu": tril_triu, "top_k": top_k, "strided_slice": strided_slice,
     **{name: elementwise for name in _ELEMENTWISE}, "mul": mul, "fc": mul,
     "select_input": select_input, "write_to_array": write_to_array,
 }
