@@ -292,7 +292,8 @@ class Plan:
                 call += f"; {ref} = _own({ref})"
         if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
             # (py_func's results are the function's, as in Paddle: declared shapes are hints)
-            checked = [(n, ref, self.find_var(n)) for n, ref in written]
+            unchecked = {n for slot in opdef.runtime_shaped for n in op.output(slot)}
+            checked = [(n, ref, self.find_var(n)) for n, ref in written if n not in unchecked]
             checked = [(n, ref, var) for n, ref, var in checked
                        if var is not None and var.type == VarType.LOD_TENSOR
                        and var.has_tensor_desc]

@@ -270,7 +270,8 @@ class GradPass:
         forward = self.block._find_var_recursive(self.forward_of.get(name)
                                                  or strip_grad_suffix(name))
         if forward is not None and forward.type == VarType.LOD_TENSOR_ARRAY:
-            self.grad_block.create_var(name=name, type=forward.type, dtype=forward.dtype)
+            self.grad_block.create_var(name=name, type=forward.type, dtype=forward.dtype,
+                                       shape=forward._shape)     # the elements' shape
         elif forward is not None and forward.has_tensor_desc:
             self.grad_block.create_var(name=name, shape=forward.shape, dtype=forward.dtype)
         else:

@@ -64,7 +64,8 @@ def _select_input_shape(xs, mask):
 
 
 select_input = register_op("select_input", inputs=["X*", "Mask"], outputs=["Out"],
-                           infer_shape=_select_input_shape)
+                           infer_shape=_select_input_shape,
+                           runtime_shaped=["Out"])    # the picked branch may differ (Paddle)
 
 
 @select_input.def_kernel

@@ -57,8 +57,13 @@ def write_to_array_grad(op, no_grad_names: set) -> list[dict]:
 
 
 # -- read_from_array: Out = X[I] ------------------------------------------------------------------
+def _read_shape(x, i, x_w=None):
+    """An element of the array, or (as the grad of a write) a tensor like the one written."""
+    return x_w if x_w is not None else x
+
+
 read_from_array = register_op("read_from_array", inputs=["X", "I", "X_W?"], outputs=["Out"],
-                              reads_outputs=["Out"], infer_shape=_same_as_x)
+                              reads_outputs=["Out"], infer_shape=_read_shape)
 
 
 @read_from_array.def_kernel
@@ -102,7 +107,8 @@ def _to_tensor_shape(x, *, axis, use_stack):
 
 
 to_tensor = register_op("tensor_array_to_tensor", inputs=["X"], outputs=["Out", "OutIndex"],
-                        attrs={"axis": 0, "use_stack": False}, infer_shape=_to_tensor_shape)
+                        attrs={"axis": 0, "use_stack": False}, infer_shape=_to_tensor_shape,
+                        runtime_shaped=["OutIndex"])    # declared 0-D, as Paddle leaves it
 
 
 def _elements(array) -> list:

@@ -22,19 +22,23 @@ def param(name, shape):
 
 def check(build, feeds, wrt, params=None, atol=1e-7):
     """Build ``loss = build()`` with append_backward, run it on each feed, and compare the
-    gradient of every name in ``wrt`` (fed or parameter) with central differences."""
+    gradient of every name in ``wrt`` (fed or parameter) with central differences. The run
+    has the debug checks on: every gradient has the shape and dtype its variable declares."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
         loss = build()
         static.append_backward(loss)
     main.verify()
+    strategy = static.BuildStrategy()
+    strategy.debug_checks = True
+    checked = static.CompiledProgram(main, build_strategy=strategy)
     scope, exe = static.Scope(), static.Executor()
     with static.scope_guard(scope):
         exe.run(startup)
         for name, value in (params or {}).items():
             scope.find_var(name).get_tensor().set(np.asarray(value, "float64"), None)
         for feed in feeds:
-            got = exe.run(main, feed=feed, fetch_list=[n + "@GRAD" for n in wrt], scope=scope)
+            got = exe.run(checked, feed=feed, fetch_list=[n + "@GRAD" for n in wrt], scope=scope)
             for name, value in zip(wrt, got):
                 expected = numeric_grad(exe, main, loss, feed, name, scope)
                 np.testing.assert_allclose(value, expected, atol=atol, rtol=1e-6,
