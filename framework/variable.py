@@ -5,10 +5,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..ops.call_site import user_site
 from ..ops.registry import grad_name
 from ..ops.types import AttrType, Meta, VarType, convert_dtype, to_numpy_dtype
 from . import unique_name
 from .arithmetic import OperatorMethods, scale_rule
+from .errors import tensor_bool_error
 
 if TYPE_CHECKING:
     from .block import Block
@@ -114,6 +116,9 @@ class Variable(OperatorMethods):
         return repr(self)
 
     def __bool__(self) -> bool:
+        converting = self.block.program._converting
+        if converting is not None:        # to_static: a Python `if` on a value not known yet
+            raise tensor_bool_error(self, converting, user_site())
         return True
 
     def element_size(self) -> int:
