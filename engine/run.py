@@ -29,6 +29,8 @@ class _OpInfo:
         self.diff_slots = tuple(i for i, s in enumerate(opdef.inputs) if s.name not in opdef.no_grad)
         self.has_duplicable = any(s.duplicable for s in opdef.inputs) or any(
             s.duplicable for s in opdef.outputs)
+        # a grad rule reading a duplicable output's gradient gets it as a list (rnn's State)
+        self.dup_outputs = any(s.duplicable for s in opdef.outputs)
         self.grad_def = None
         self.saved_then_dout = False
         self.grad_args: tuple = ()      # per grad-op input: (is_dout, forward index, is_output)
@@ -173,6 +175,8 @@ def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args:
             edges.append((node, t._out_index, None) if node is not None else (None, 0, t))
     node = OpNode(info, attrs, edges, len(flat_outs))
     node.bound = entry
+    if info.dup_outputs:
+        node.out_layout = tuple(len(r) if isinstance(r, list) else -1 for r in results)
     if info.has_duplicable:
         node.layout = tuple(len(tensors[i] or ()) if info.inputs[i].duplicable else -1
                             for i in info.diff_slots)
@@ -207,7 +211,8 @@ def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args:
 class OpNode(Node):
     """The backward step of one recorded op."""
 
-    __slots__ = ("info", "attrs", "bound", "saved", "versions", "out_meta", "layout")
+    __slots__ = ("info", "attrs", "bound", "saved", "versions", "out_meta", "layout",
+                 "out_layout")
 
     def __init__(self, info: _OpInfo, attrs: dict, edges: list, n_outputs: int):
         self.edges = edges
@@ -220,6 +225,7 @@ class OpNode(Node):
         self.versions = ()
         self.out_meta = None
         self.layout = ()      # per differentiable slot: tensor count if duplicable, else -1
+        self.out_layout = ()  # per output slot: output count if duplicable, else -1
 
     @property
     def name(self) -> str:
@@ -236,6 +242,8 @@ class OpNode(Node):
         info = self.info
         if info.grad_def is None:
             return apply_grad_specs(self, grads, graph=False)
+        if info.dup_outputs and info.grad_def is not None:
+            grads = self.grads_per_output_slot(grads)
         if info.saved_then_dout and self.n_outputs == 1:   # its gradient is never None here
             args = self.saved + grads
         else:
@@ -260,6 +268,18 @@ class OpNode(Node):
         if len(info.diff_slots) == 1:
             return [result] if not info.has_duplicable else self.flatten((result,))
         return self.flatten(result)
+
+    def grads_per_output_slot(self, grads: list) -> list:
+        """The flat output gradients regrouped by output slot, a list for a duplicable slot
+        (zeros where an output got no gradient)."""
+        per_slot, k = [], 0
+        for count in self.out_layout:
+            span = range(k, k + max(count, 1))
+            items = [grads[j] if grads[j] is not None else np.zeros(*self.out_meta[j])
+                     for j in span if grads[j] is not None or self.out_meta[j] is not None]
+            per_slot.append(items if count >= 0 else (items[0] if items else None))
+            k = span.stop
+        return per_slot
 
     def apply_graph(self, grads: list) -> list:
         """``apply`` with Tensor gradients, run as recorded ops (``create_graph``)."""

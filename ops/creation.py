@@ -1,4 +1,5 @@
-"""Creation ops: fill_constant, fill_any_like, assign_value and assign."""
+"""Creation ops: fill_constant, fill_any_like, assign_value, assign, range and tril_triu
+(Paddle keeps tril/triu with the creation API)."""
 from __future__ import annotations
 
 import numpy as np
@@ -88,3 +89,66 @@ def assign_kernel(x):
 @assign.def_grad
 def assign_grad(dout):
     return dout
+
+
+# -- range (paddle.arange): [Start, End) by Step, three one-element tensors ----------------------
+range_op = register_op("range", inputs=["Start", "End", "Step"], outputs=["Out"],
+                       differentiable=False,
+                       infer_shape=lambda start, end, step: Meta((-1,), start.dtype))
+
+
+def _range_size(start, end, step) -> int:
+    """Paddle's element count: ceil(|end - start| / |step|), in integers for integer dtypes."""
+    if step == 0:
+        raise ValueError("range: the step of range op should not be 0 (Start, End, Step = "
+                         f"{start}, {end}, {step})")
+    if start < end and step < 0:
+        raise ValueError(f"range: the step should be greater than 0 while start < end "
+                         f"(Start {start}, End {end}, Step {step})")
+    if start > end and step > 0:
+        raise ValueError(f"range: the step should be less than 0 while start > end "
+                         f"(Start {start}, End {end}, Step {step})")
+    if isinstance(start, np.integer):
+        return int((abs(int(end) - int(start)) + abs(int(step)) - 1) // abs(int(step)))
+    return int(np.ceil(abs((end - start) / step)))
+
+
+@range_op.def_kernel
+def range_kernel(start, end, step):
+    first, last, stride = (np.ravel(t)[0] for t in (start, end, step))
+    n = _range_size(first, last, stride)
+    if n == 0:
+        return np.zeros(0, dtype=start.dtype)
+    # Paddle adds the step n times (value += step): a running sum rounds as it does
+    terms = np.full(n, stride, dtype=start.dtype)
+    terms[0] = first
+    return np.cumsum(terms, dtype=start.dtype)
+
+
+# -- tril_triu (paddle.tril / paddle.triu): keep one triangle of the last two dims ---------------
+tril_triu = register_op("tril_triu", inputs=["X"], outputs=["Out"],
+                        attrs={"diagonal": 0, "lower": False})
+
+
+@tril_triu.def_infer_shape
+def tril_triu_shape(x: Meta, **_):
+    if len(x.shape) < 2:
+        raise ValueError(f"tril_triu: X must have at least 2 dims, received shape "
+                         f"{list(x.shape)}")
+    return x
+
+
+def _triangle(shape: tuple, diagonal: int, lower: bool) -> np.ndarray:
+    rows, cols = shape[-2:]
+    return (np.tri(rows, cols, diagonal, dtype=bool) if lower
+            else ~np.tri(rows, cols, diagonal - 1, dtype=bool))
+
+
+@tril_triu.def_kernel
+def tril_triu_kernel(x, *, diagonal, lower):
+    return np.where(_triangle(x.shape, diagonal, lower), x, x.dtype.type(0))
+
+
+@tril_triu.def_grad
+def tril_triu_grad(dout, *, diagonal, lower):
+    return np.where(_triangle(dout.shape, diagonal, lower), dout, dout.dtype.type(0))

@@ -1,4 +1,5 @@
-"""Linear algebra ops: mul (Fluid's flatten-to-2-D matmul), matmul_v2 and p_norm."""
+"""Linear algebra ops: mul (Fluid's flatten-to-2-D matmul), matmul_v2, bmm and p_norm
+(einsum has its own module)."""
 from __future__ import annotations
 
 import math
@@ -158,3 +159,34 @@ def p_norm_grad(x, out, dout, *, porder, axis, epsilon, keepdim, asvector):
     p = x.dtype.type(porder)
     scale = dout / np.maximum(np.power(out, p - 1), x.dtype.type(epsilon))
     return np.sign(x) * np.power(np.abs(x), p - 1) * scale
+
+
+# -- bmm: batched matmul of two 3-D tensors with the same batch ------------------------------------
+bmm = register_op("bmm", inputs=["X", "Y"], outputs=["Out"], fresh_outputs=True)
+
+
+@bmm.def_infer_shape
+def bmm_shape(x: Meta, y: Meta):
+    for slot, m in (("X", x), ("Y", y)):
+        if len(m.shape) != 3:
+            raise ValueError(f"bmm: Input({slot}) must be 3-dimensional, but received {slot}'s "
+                             f"shape: {list(m.shape)}")
+    if -1 not in (x.shape[0], y.shape[0]) and x.shape[0] != y.shape[0]:
+        raise ValueError(f"bmm: the batch size of Input(X) {x.shape[0]} must equal that of "
+                         f"Input(Y) {y.shape[0]} (X {list(x.shape)}, Y {list(y.shape)})")
+    if -1 not in (x.shape[2], y.shape[1]) and x.shape[2] != y.shape[1]:
+        raise ValueError(f"bmm: Input(X)'s width {x.shape[2]} must equal Input(Y)'s height "
+                         f"{y.shape[1]} (X {list(x.shape)}, Y {list(y.shape)})")
+    return Meta((x.shape[0], x.shape[1], y.shape[2]), x.dtype)
+
+
+@bmm.def_kernel
+def bmm_kernel(x, y):
+    return np.matmul(x, y)
+
+
+@bmm.def_grad(exact=True)
+def bmm_grad(x, y, dout, *, wanted=(True, True)):
+    dx = np.matmul(dout, y.swapaxes(1, 2)) if wanted[0] else None
+    dy = np.matmul(x.swapaxes(1, 2), dout) if wanted[1] else None
+    return dx, dy

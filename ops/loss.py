@@ -285,7 +285,8 @@ def huber_grad(residual, dout, *, delta):
 
 # -- nll_loss (2-D input) ------------------------------------------------------------------------------
 nll = register_op("nll_loss", inputs=["X", "Label", "Weight?"], outputs=["Out", "Total_weight"],
-                  attrs={"ignore_index": -100, "reduction": (AttrType.STRING, "mean")},
+                  attrs={"ignore_index": (AttrType.LONG, -100),
+                         "reduction": (AttrType.STRING, "mean")},
                   no_grad=["Label", "Weight"])
 
 

@@ -29,6 +29,7 @@ def _grad_from_xshape(xshape, dout):
 
 # -- cast ---------------------------------------------------------------------------------------
 cast = register_op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": 5, "out_dtype": 5},
+                   extra_attrs={"use_mkldnn": False},
                    infer_shape=lambda x, *, out_dtype, **_: Meta(x.shape, VarType(out_dtype)))
 
 
@@ -66,6 +67,8 @@ def _reshape_target(in_shape, shape):
 
 reshape2 = register_op("reshape2", inputs=["X", "Shape?", "ShapeTensor*?"],
                        outputs=["Out", "XShape?"], attrs={"shape": (AttrType.INTS, [])},
+                       extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32",
+                                    "use_quantizer": False},
                        no_grad=["Shape", "ShapeTensor"], views_input=True)
 
 

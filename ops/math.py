@@ -1,5 +1,5 @@
-"""Math ops: scale, the unary math ops (square, sqrt, exp, log, abs, sign, floor, round,
-reciprocal, rsqrt), pow, clip, cumsum, sum (add_n) and increment."""
+"""Math ops: scale, the unary math ops (square, sqrt, exp, log, abs, sign, floor, ceil, round,
+reciprocal, rsqrt, sin, cos), pow, clip, cumsum, sum (add_n) and increment."""
 from __future__ import annotations
 
 import numpy as np
@@ -86,7 +86,8 @@ def _round_half_away(x):
     return np.copysign(np.floor(np.abs(x) + x.dtype.type(0.5)), x)
 
 
-for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away)):
+for _op_type, _kernel in (("sign", np.sign), ("floor", np.floor), ("round", _round_half_away),
+                          ("ceil", np.ceil)):
     _unary(_op_type, _kernel).def_grad(_zero_grad)
 
 reciprocal = _unary("reciprocal", lambda x: np.reciprocal(x))
@@ -103,6 +104,22 @@ rsqrt = _unary("rsqrt", lambda x: 1 / np.sqrt(x))
 @rsqrt.def_grad
 def rsqrt_grad(out, dout):
     return dout * out.dtype.type(-0.5) * out * out * out
+
+
+sin = _unary("sin", np.sin)
+
+
+@sin.def_grad
+def sin_grad(x, dout):
+    return dout * np.cos(x)
+
+
+cos = _unary("cos", np.cos)
+
+
+@cos.def_grad
+def cos_grad(x, dout):
+    return -dout * np.sin(x)
 
 
 # -- pow: x ** factor (paddle.pow with a Python number) ----------------------------------------
@@ -186,7 +203,8 @@ def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
 
 
 # -- sum (paddle.add_n) ----------------------------------------------------------------------
-sum_op = register_op("sum", inputs=["X*"], outputs=["Out"], extra_attrs={"use_mkldnn": False},
+sum_op = register_op("sum", inputs=["X*"], outputs=["Out"],
+                     extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32"},
                      infer_shape=lambda xs, **_: xs[0])
 
 

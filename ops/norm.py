@@ -14,7 +14,7 @@ BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW", "is_test": 
             "use_global_stats": False, "trainable_statistics": False}
 
 batch_norm = register_op(
-    "batch_norm", inputs=["X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?"],
+    "batch_norm", inputs=["X", "Scale?", "Bias?", "Mean", "Variance", "MomentumTensor?"],
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"],
     extra_outputs=["ReserveSpace"], attrs=BN_ATTRS)
 
@@ -35,12 +35,20 @@ def batch_norm_shape(x: Meta, scale: Meta, bias: Meta, mean: Meta, variance: Met
                          f"{list(x.shape)}, the dimension of input X = {len(x.shape)}")
     c = x.shape[_channel_axis(len(x.shape), data_layout)]
     for slot, m in (("Scale", scale), ("Bias", bias), ("Mean", mean), ("Variance", variance)):
+        if m is None:
+            continue
         if len(m.shape) != 1 or (c != -1 and m.shape[0] not in (c, -1)):
             raise ValueError(f"ShapeError: the shape of Input({slot}) must be [C] = [{c}] (the "
                              f"channels of X {list(x.shape)} with data_layout {data_layout}), "
                              f"but received {list(m.shape)}")
     stats = Meta((c if c != -1 else mean.shape[0],), mean.dtype)
     return x, stats, stats, stats, stats, None
+
+
+def _affine_or_identity(scale, bias, like):
+    """Scale and Bias are dispensable in Paddle: absent, they are ones and zeros."""
+    return (np.ones_like(like) if scale is None else scale,
+            np.zeros_like(like) if bias is None else bias)
 
 
 def _stat_shape(x, axis):
@@ -58,6 +66,7 @@ def batch_norm_kernel(x, scale, bias, mean, variance, momentum_tensor=None, *, m
     shape = _stat_shape(x, axis)
     reduce = tuple(i for i in range(x.ndim) if i != axis)
     eps = x.dtype.type(epsilon)
+    scale, bias = _affine_or_identity(scale, bias, mean)
     if _use_global_stats(is_test, use_global_stats, trainable_statistics):
         inv_std = 1 / np.sqrt(variance + eps)
         y = (x - mean.reshape(shape)) * (scale * inv_std).reshape(shape) + bias.reshape(shape)
@@ -80,7 +89,7 @@ def batch_norm_kernel(x, scale, bias, mean, variance, momentum_tensor=None, *, m
 
 batch_norm_grad = register(OpDef(
     "batch_norm_grad",
-    inputs=["X", "Scale", "Bias", "Mean?", "Variance?", "SavedMean", "SavedVariance",
+    inputs=["X", "Scale?", "Bias?", "Mean?", "Variance?", "SavedMean", "SavedVariance",
             "ReserveSpace?", "Y@GRAD"],
     outputs=["X@GRAD?", "Scale@GRAD?", "Bias@GRAD?"], attrs=BN_ATTRS, differentiable=False))
 batch_norm_grad.forward = batch_norm
@@ -99,6 +108,7 @@ def batch_norm_grad_kernel(x, scale, bias, mean, variance, saved_mean, saved_inv
     else:
         mu, inv_std = saved_mean, saved_inv_std
     x_hat = (x - mu.reshape(shape)) * inv_std.reshape(shape)
+    scale, _ = _affine_or_identity(scale, bias, saved_mean)
     dbias = dy.sum(axis=reduce)
     dscale = (dy * x_hat).sum(axis=reduce)
     gain = (scale * inv_std).reshape(shape)

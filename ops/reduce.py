@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .common import reduce_axes, reduced_shape
+from .common import reduce_axes, reduced_shape, runtime_ints
 from .registry import register_op
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
@@ -118,11 +118,28 @@ def _bool_reduce_shape(x: Meta, **attrs):
     return Meta(_reduce_shape(x, **attrs).shape, VarType.BOOL)
 
 
-for _op_type, _kernel in (("reduce_any", np.any), ("reduce_all", np.all)):
-    register_op(_op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
-                infer_shape=_bool_reduce_shape, differentiable=False).def_kernel(
-        lambda x, *, dim, keep_dim, reduce_all, _fn=_kernel: np.asarray(
-            _fn(x, axis=reduce_axes(x.ndim, dim, reduce_all), keepdims=keep_dim)))
+def _bool_reduce_op(op_type: str, fn):
+    """Paddle declares these with int64 dims, given as attr or as AxisTensor(List) inputs."""
+    op = register_op(op_type, inputs=["X", "AxisTensor?", "AxisTensorList*?"], outputs=["Out"],
+                     attrs={**_REDUCE_ATTRS, "dim": (AttrType.LONGS, [0])},
+                     differentiable=False)
+
+    @op.def_infer_shape
+    def shape(x: Meta, axis_tensor=None, axis_list=None, **attrs):
+        if axis_tensor is not None or axis_list:     # the dims are known at run time only
+            count = len(axis_list) if axis_list else max(axis_tensor.shape[0], 1)
+            kept = len(x.shape) if attrs["keep_dim"] else max(len(x.shape) - count, 0)
+            return Meta((-1,) * (0 if attrs["reduce_all"] else kept), VarType.BOOL)
+        return _bool_reduce_shape(x, **attrs)
+
+    @op.def_kernel
+    def kernel(x, axis_tensor=None, axis_list=None, *, dim, keep_dim, reduce_all):
+        dims = runtime_ints(axis_tensor, axis_list, dim)
+        return np.asarray(fn(x, axis=reduce_axes(x.ndim, dims, reduce_all), keepdims=keep_dim))
+
+
+_bool_reduce_op("reduce_any", np.any)
+_bool_reduce_op("reduce_all", np.all)
 
 
 # -- logsumexp ----------------------------------------------------------------------------------

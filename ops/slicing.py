@@ -148,7 +148,8 @@ def strided_slice_grad(input, startstensor, endstensor, stridestensor, startsten
 # -- split (its gradient is a concat of the output gradients) ------------------------------
 split = register_op("split", inputs=["X", "AxisTensor?", "SectionsTensorList*?"],
                     outputs=["Out*"],
-                    attrs={"axis": 0, "num": 0, "sections": (AttrType.INTS, [])}, views_input=True)
+                    attrs={"axis": 0, "num": 0, "sections": (AttrType.INTS, [])}, views_input=True,
+                    extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32"})
 
 
 def _sections(dim: int, num: int, sections, axis: int) -> list[int]:

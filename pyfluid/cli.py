@@ -6,6 +6,9 @@
     pyfluid dot MODEL -o graph.svg                      draw it with Graphviz (-o x.dot: source)
     pyfluid onnx MODEL -o model.onnx [--opset 17]       convert it to ONNX (needs `onnx`)
 
+Errors are printed as one line (``pyfluid: error: ...``, exit status 1); add ``--traceback``
+to see where they came from.
+
 MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` file itself.
 """
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import traceback
 from typing import Sequence
 
 import numpy as np
@@ -23,7 +27,8 @@ from .executor import CPUPlace, Executor, Scope, scope_guard
 from .framework.program import Program
 from .framework.program import program_from_bytes
 from .io import ModelFileError, load_inference_model
-from .io.variables import read_bytes
+from .io import manifest
+from .io.safe_read import PROGRAM_LIMIT, read_file
 
 _GRAPHVIZ_MISSING = ("Graphviz is not installed: install its `dot` program (apt-get install "
                      "graphviz, brew install graphviz or conda install graphviz) to render "
@@ -35,33 +40,51 @@ class CliError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; any error is one line on stderr and exit status 1 (``--traceback``
+    prints the whole traceback instead)."""
     args = _parser().parse_args(argv)
     try:
         return args.command(args)
-    except (CliError, ModelFileError, FileNotFoundError, ValueError) as exc:
-        print(f"pyfluid: error: {exc}", file=sys.stderr)
+    except Exception as exc:           # the model and its inputs are the user's: report, exit 1
+        if args.traceback:
+            traceback.print_exc()
+        print(f"pyfluid: error: {one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's message on one line, with its type when the message alone is not clear
+    (a built-in exception such as MemoryError or RecursionError)."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    builtin = type(exc).__module__ == "builtins" and not isinstance(exc, OSError)
+    return f"{type(exc).__name__}: {text}" if builtin or not text else text
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyfluid", description=__doc__.split("\n\n")[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--traceback", action="store_true",
+                        help="on an error, print the full traceback too")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    show = commands.add_parser("show", help="print the program of a model")
+    show = commands.add_parser("show", parents=[common], help="print the program of a model")
     show.add_argument("model", help="path prefix or .pdmodel file")
     show.set_defaults(command=_show)
-    run = commands.add_parser("run", help="run a model on inputs from .npy files")
+    run = commands.add_parser("run", parents=[common],
+                              help="run a model on inputs from .npy files")
     run.add_argument("model", help="path prefix or .pdmodel file")
     run.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                      help="a feed target and the .npy file holding its value (repeatable)")
     run.add_argument("--output", "-o", metavar="OUT.npz",
                      help="also save the outputs (keys y0, y1, ... in fetch order)")
     run.set_defaults(command=_run)
-    dot = commands.add_parser("dot", help="draw the program's graph with Graphviz")
+    dot = commands.add_parser("dot", parents=[common],
+                              help="draw the program's graph with Graphviz")
     dot.add_argument("model", help="path prefix or .pdmodel file")
     dot.add_argument("--output", "-o", required=True, metavar="OUT.svg",
                      help="output file; its extension picks the format (.dot writes the source)")
     dot.set_defaults(command=_dot)
-    to_onnx = commands.add_parser("onnx", help="convert the model to an ONNX file")
+    to_onnx = commands.add_parser("onnx", parents=[common],
+                                  help="convert the model to an ONNX file")
     to_onnx.add_argument("model", help="path prefix or .pdmodel file")
     to_onnx.add_argument("--output", "-o", required=True, metavar="OUT.onnx", help="ONNX file")
     to_onnx.add_argument("--opset", type=int, default=17, help="ONNX opset (default: 17)")
@@ -75,7 +98,9 @@ def _prefix(model: str) -> str:
 
 def _read_program(model: str) -> Program:
     path = _prefix(model) + ".pdmodel"
-    return program_from_bytes(read_bytes(path), path)
+    data = read_file(path, PROGRAM_LIMIT)
+    manifest.check(path, data)
+    return program_from_bytes(data, path)
 
 
 def _targets(program: Program) -> tuple[list[str], list[str]]:

@@ -124,7 +124,7 @@ CASES = [
     ApiCase("cumsum_axis", lambda x: paddle.cumsum(x, axis=0), {"x": X23}, np.cumsum(X23, 0),
             "cumsum", {"flatten": False, "axis": 0}),
     ApiCase("gather", lambda x, i: paddle.gather(x, i), {"x": DISTINCT, "i": IDX},
-            DISTINCT[IDX], "gather", {"axis": 0, "overwrite": False}),
+            DISTINCT[IDX], "gather", {"axis": 0}),
     ApiCase("gather_axis1", lambda x, i: paddle.gather(x, i, axis=1),
             {"x": DISTINCT, "i": IDX}, DISTINCT[:, IDX], "gather", {"axis": 1}),
     ApiCase("tile", lambda x: paddle.tile(x, [2, 1, 2]), {"x": X23}, np.tile(X23, [2, 1, 2]),

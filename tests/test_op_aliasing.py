@@ -129,6 +129,11 @@ EXTRA = [   # ops the grad and forward tables do not cover
     Sample("scale", {"X": f32(2, 3)}, {"scale": 1.0, "bias": 0.0}),
     Sample("reshape2", {"X": f32(2, 3)}, {"shape": [2, 3]}),
     Sample("assign", {"X": f32(2, 3)}),
+    # attribute and creation ops of the sequence models (no gradient, so no grad case)
+    Sample("shape", {"Input": f32(2, 3)}),
+    Sample("size", {"Input": f32(2, 3)}),
+    Sample("range", {"Start": np.array([1], "int64"), "End": np.array([7], "int64"),
+                     "Step": np.array([2], "int64")}),
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from op_test import check_grad
 from pyfluid.ops import get_op
-from pyfluid.static import register_py_func
+from pyfluid.static import py_func_name, register_py_func
 
 _rng = np.random.default_rng(11)
 
@@ -63,6 +63,39 @@ _PROBS = pos(4, 5) / 10
 _SOFT = pos(4, 5)
 _SOFT = _SOFT / _SOFT.sum(axis=1, keepdims=True)
 _LABEL_WITH_IGNORED = np.array([[1], [2], [4], [2]], dtype=np.int64)
+
+
+def _rnn_case(mode: str, *, layers=1, bidirec=False, seq_len=None, steps=4, batch=2, size=3,
+              hidden=2, dropout=0.0) -> Case:
+    """An rnn op case with Paddle's WeightList layout (all weights, then all biases)."""
+    gates, dirs = {"LSTM": 4, "GRU": 3}.get(mode, 1), 2 if bidirec else 1
+    weights, biases = [], []
+    for layer in range(layers):
+        width = size if layer == 0 else hidden * dirs
+        for _ in range(dirs):
+            weights += [u(gates * hidden, width), u(gates * hidden, hidden)]
+            biases += [u(gates * hidden), u(gates * hidden)]
+    states = [u(layers * dirs, batch, hidden) for _ in range(2 if mode == "LSTM" else 1)]
+    inputs = {"Input": u(steps, batch, size), "PreState": states, "WeightList": weights + biases}
+    if seq_len is not None:
+        inputs["SequenceLength"] = np.array(seq_len, dtype=np.int32)
+    attrs = {"mode": mode, "num_layers": layers, "is_bidirec": bidirec, "input_size": size,
+             "hidden_size": hidden, "is_test": not dropout, "dropout_prob": dropout, "seed": 5}
+    return Case("rnn", inputs, attrs, wrt=("Input", "PreState", "WeightList"),
+                outputs=["Out", "State"], output_counts={"State": len(states)})
+
+
+_TWO = {"InnerCache": 2, "XShape": 2}     # einsum's extra outputs: one per operand
+
+RNN_CASES = [
+    _rnn_case("LSTM"),
+    _rnn_case("LSTM", layers=2, bidirec=True, seq_len=[4, 2]),
+    _rnn_case("GRU", bidirec=True),
+    _rnn_case("GRU", layers=2, seq_len=[3, 1]),
+    _rnn_case("RNN_TANH", layers=2, bidirec=True, seq_len=[2, 4]),
+    _rnn_case("RNN_RELU", steps=3),
+    _rnn_case("LSTM", layers=3, dropout=0.4),     # training: dropout between layers, seeded
+]
 
 CASES = [
     Case("abs", {"X": away(3, 4)}),
@@ -267,8 +300,34 @@ CASES = [
     Case("nll_loss", {"X": u(3, 3), "Label": np.array([1, 0, 2]), "Weight": pos(3)},
          {"reduction": "none"}, outputs=["Out"]),
     Case("kldiv_loss", {"X": u(3, 4), "Target": pos(3, 4)}, {"reduction": "batchmean"}),
-    Case("py_func", {"X": [u(2, 3)]}, {"forward_callable_name": register_py_func(cube),
-                                      "backward_callable_name": register_py_func(cube_backward)}),
+    Case("py_func", {"X": [u(2, 3)]},
+         {"forward_callable_name": py_func_name(register_py_func(cube)),
+          "backward_callable_name": py_func_name(register_py_func(cube_backward))}),
+    # sequence models and general ops (ops/rnn.py, einsum.py, index.py, creation.py, linalg.py)
+    Case("sin", {"X": u(3, 4)}),
+    Case("cos", {"X": u(3, 4)}),
+    Case("ceil", {"X": away(3, 4, points=(-1.0, 0.0, 1.0))}),
+    Case("tril_triu", {"X": u(3, 4)}, {"diagonal": 0, "lower": True}),
+    Case("tril_triu", {"X": u(2, 3, 4)}, {"diagonal": 1, "lower": False}),
+    Case("index_select", {"X": u(4, 3), "Index": np.array([3, 0, 3])}, {"dim": 0}),
+    Case("index_select", {"X": u(2, 5), "Index": np.array([4, 1])}, {"dim": -1}),
+    Case("take_along_axis", {"Input": u(3, 4), "Index": np.array([[0, 3, 3], [1, 1, 2],
+                                                                   [2, 0, -1]])},
+         {"Axis": 1}, wrt=("Input",)),
+    Case("gather", {"X": u(3, 3), "Index": np.array([2, 0, 2]), "Axis": np.array([1])}),
+    Case("gather", {"X": u(4, 3), "Index": np.array([3, 1])}, {"axis": 0}),
+    Case("bmm", {"X": u(2, 3, 4), "Y": u(2, 4, 5)}, wrt=("X", "Y")),
+    Case("einsum", {"Operands": [u(3, 4), u(4, 5)]}, {"equation": "ij,jk->ik"},
+         wrt=("Operands",), output_counts=_TWO),
+    Case("einsum", {"Operands": [u(2, 3, 4), u(1, 4)]}, {"equation": "...j,...j->..."},
+         wrt=("Operands",), output_counts=_TWO),
+    Case("einsum", {"Operands": [u(3, 3, 2)]}, {"equation": "iij->j"}, wrt=("Operands",),
+         outputs=["Out"]),
+    Case("einsum", {"Operands": [u(2, 3), u(3, 4)]}, {"equation": "ij,jk"}, wrt=("Operands",),
+         output_counts=_TWO),
+    Case("einsum", {"Operands": [u(2, 3), u(4)]}, {"equation": "ij,k->i"}, wrt=("Operands",),
+         output_counts=_TWO),
+    *RNN_CASES,
 ]
 
 

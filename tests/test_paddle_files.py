@@ -257,7 +257,7 @@ def test_wide_network_saved_by_paddle_and_by_us_match(tmp_path):
 def test_extra_outputs_declared_as_in_paddle():
     extra = {t: [s.name for s in get_op(t).outputs if s.extra] for t in registered_ops()}
     assert {t: names for t, names in extra.items() if names} == {
-        "batch_norm": ["ReserveSpace"], "dropout": ["Mask"],
+        "batch_norm": ["ReserveSpace"], "dropout": ["Mask"], "einsum": ["InnerCache", "XShape"],
         "flatten_contiguous_range": ["XShape"], "squeeze2": ["XShape"],
         "transpose2": ["XShape"], "unsqueeze2": ["XShape"]}
     assert all(s.dispensable for t in extra for s in get_op(t).outputs if s.extra)

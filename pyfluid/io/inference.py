@@ -16,11 +16,10 @@ from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
 from ..framework.verify import verify
 from ..ops.types import VarType
-from . import atomic
+from . import manifest, paddle_desc
 from .errors import ModelFileError
-from . import paddle_desc
-from .variables import (combined_bytes, commit, persistables, read_bytes, read_combined,
-                        read_separate)
+from .safe_read import PROGRAM_LIMIT, read_file
+from .variables import combined_bytes, commit, persistables, read_combined, read_separate
 
 FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
 
@@ -132,9 +131,10 @@ def _plain_var(var: Variable, block) -> Variable:
 # -- saving -----------------------------------------------------------------------------------
 def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, executor: Any,
                          **kwargs: Any) -> None:
-    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does.
-    Both files are computed first and then replaced atomically: a failed save leaves the
-    previous files intact."""
+    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does,
+    plus the save manifest ``<path_prefix>.pdsha256``. Both files are computed first and then
+    replaced atomically: a failed or killed save leaves the previous files, or files that
+    loading refuses as a mix (see :mod:`.manifest`)."""
     path_prefix = _normalize_path_prefix(path_prefix)
     os.makedirs(os.path.dirname(path_prefix), exist_ok=True)
     model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
@@ -154,7 +154,7 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     else:
         warnings.warn("no variable in your model, please ensure there are any variables in your "
                       "model to save", stacklevel=2)
-    atomic.write_files(files)
+    manifest.save_files(files)
 
 
 def serialize_program(feed_vars: Any, fetch_vars: Any, **kwargs: Any) -> bytes:
@@ -228,13 +228,20 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
                                       ".pdiparams")
         warnings.warn("The old way to load inference model is deprecated. model path: "
                       f"{model_path}, params path: {params_path}", stacklevel=3)
-    program = _parse_program(read_bytes(model_path), model_path)
+    program = _parse_program(_read_checked(model_path, PROGRAM_LIMIT), model_path)
     variables = persistables(program)
     if not variables:
         return program, {}
     if os.path.isdir(params_path):
         return program, read_separate(params_path, variables)
-    return program, read_combined(read_bytes(params_path), variables, params_path)
+    return program, read_combined(_read_checked(params_path), variables, params_path)
+
+
+def _read_checked(path: str, limit: int | None = None) -> bytes:
+    """A file's bytes, refused when the save manifest beside it records other content."""
+    data = read_file(path, limit)
+    manifest.check(path, data)
+    return data
 
 
 def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
@@ -251,6 +258,7 @@ def _parse_program(data: Any, source: str) -> Program:
         program = program_from_bytes(bytes(data), source)
         verify(program)
         _check_tensor_types(program)
+        _check_attribute_values(program)
         _feed_fetch_names(program)
     except ProgramError as exc:
         raise ModelFileError(source, str(exc)) from None
@@ -262,6 +270,34 @@ def _check_tensor_types(program: Program) -> None:
         if var._dtype is not None and not var._dtype.is_dtype:
             raise ProgramError(f"variable '{var.name}' has element type {var._dtype.name}, "
                                "which is not a data type")
+
+
+_DTYPE_ATTRS = ("dtype", "in_dtype", "out_dtype")
+_MAX_RANK = 64
+
+
+def _check_attribute_values(program: Program) -> None:
+    """Data-type and shape attributes a kernel would turn into a NumPy dtype or an array:
+    refused here, naming the op, rather than failing deep inside a run."""
+    for block in program.blocks:
+        for index, op in enumerate(block.ops):
+            where = f"op #{index} '{op.type}' of block {block.idx}"
+            for name in _DTYPE_ATTRS:
+                value = op.attrs.get(name)
+                if type(value) is int and value != -1 and not _is_dtype(value):
+                    raise ProgramError(f"{where}: attribute {name}={value} is not a data type "
+                                       f"(a VarType such as {int(VarType.FP32)} for float32)")
+            shape = op.attrs.get("shape")
+            if isinstance(shape, (list, tuple)) and len(shape) > _MAX_RANK:
+                raise ProgramError(f"{where}: attribute shape has rank {len(shape)}; at most "
+                                   f"{_MAX_RANK} is supported")
+
+
+def _is_dtype(value: int) -> bool:
+    try:
+        return VarType(value).is_dtype
+    except ValueError:
+        return False
 
 
 def _feed_fetch_names(program: Program) -> tuple[list[str], list[str]]:

@@ -2,8 +2,9 @@
 
 Checks, messages, callable-id order and the return value follow Paddle 2.6
 (``python/paddle/static/nn/common.py``, spec §3.1). Beyond Paddle, the op records the
-functions' readable names so that programs print them and run in other processes; see
-``pyfluid.ops.py_func_registry`` and docs/py_func.md.
+functions' readable names so that programs print them and run in other processes once the
+functions are registered there (``register_py_func``); see ``pyfluid.ops.py_func_registry``
+and docs/py_func.md.
 """
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Callable, Sequence, Union
 from ..framework.context import default_main_program, in_dynamic_mode
 from ..framework.layer_helper import check_type
 from ..framework.variable import Variable
-from ..ops.py_func_registry import acquire_id, register_py_func
+from ..ops.py_func_registry import acquire_id, py_func_name, register_py_func
 
 VarOrVars = Union[Variable, Sequence[Variable], None]
 
-__all__ = ["py_func", "register_py_func"]
+__all__ = ["py_func", "py_func_name", "register_py_func"]
 
 
 def py_func(func: Callable, x: VarOrVars, out: VarOrVars, backward_func: Callable | None = None,

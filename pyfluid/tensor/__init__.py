@@ -12,6 +12,14 @@ from .math import (abs, add, add_n, all, any, clip, cumsum, divide, exp, floor, 
 from .random import rand, randn
 from .search import argmax, argmin, argsort, topk, where
 from .stat import mean, std, var
+from .attribute import shape
+from .creation import tril, triu
+from .einsum import einsum
+from .linalg import bmm
+from .manipulation import take_along_axis
+from .math import ceil, cos, sin
+from .search import index_select
+from .stat import numel
 
 __all__ = [
     "abs", "add", "add_n", "all", "any", "arange", "argmax", "argmin", "argsort", "assign",
@@ -23,3 +31,5 @@ __all__ = [
     "remainder", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "slice", "split",
     "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "tanh", "tile", "to_tensor",
     "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like"]
+__all__ += ["bmm", "ceil", "cos", "einsum", "index_select", "numel", "shape", "sin",
+            "take_along_axis", "tril", "triu"]

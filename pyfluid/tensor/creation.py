@@ -1,6 +1,6 @@
 """Tensor creation (``paddle.tensor.creation``): ``to_tensor``, ``full``/``zeros``/``ones``
-and their ``*_like`` forms, ``arange``, ``assign`` and ``create_global_var``. Except
-``to_tensor``/``arange`` they run (eager) or append (static) Paddle's creation ops with
+and their ``*_like`` forms, ``arange``, ``tril``/``triu``, ``assign`` and
+``create_global_var``. Except ``to_tensor`` they run (eager) or append (static) Paddle's creation ops with
 Paddle's attributes and temporary names."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..framework import unique_name
 from ..framework.context import in_dynamic_mode
 from ..framework.layer_helper import LayerHelper
 from ..framework.variable import Variable
-from ..ops.types import VarType, convert_dtype, dtype_name, to_numpy_dtype
+from ..ops.types import Meta, VarType, convert_dtype, dtype_name, to_numpy_dtype
 
 
 _DEFAULT_FLOAT = "float32"
@@ -50,22 +50,60 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None,
     return Tensor._wrap(array, bool(stop_gradient))
 
 
-def full_constant(shape: Sequence[int], dtype: Any, value: Any):
-    """``paddle.full``: a ``fill_constant`` op with Paddle's value/str_value attrs."""
+def full_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False):
+    """``paddle.full``: a ``fill_constant`` op with Paddle's value/str_value attrs. In static
+    mode ``shape`` may be a Variable (ShapeTensor) or hold Variables (ShapeTensorList)."""
     vtype = convert_dtype(dtype)
     is_int = dtype_name(vtype) in ("int8", "uint8", "int16", "int32", "int64")
-    attrs = {"shape": [int(d) for d in shape], "dtype": int(vtype), "force_cpu": False,
+    attrs = {"shape": [], "dtype": int(vtype), "force_cpu": force_cpu,
              "value": float(int(value) if is_int else value),
              "str_value": str(int(value)) if is_int else str(float(value))}
-    if not in_dynamic_mode():
-        # Paddle's fill_constant builds two LayerHelpers and names its output after the second
-        LayerHelper("fill_constant")
-    return apply_op("fill_constant", {}, attrs, layer="fill_constant")
+    if in_dynamic_mode() and not _holds_variable(shape):
+        return apply_op("fill_constant", {}, {**attrs, "shape": _shape(shape)})
+    # Paddle's fill_constant builds two LayerHelpers and names its output after the second,
+    # before the ops that make the shape tensors
+    LayerHelper("fill_constant")
+    helper = LayerHelper("fill_constant")
+    inputs = {}
+    if isinstance(shape, Variable):
+        shape.stop_gradient = True
+        inputs["ShapeTensor"] = _int32(shape)
+    else:
+        dims = list(shape) if isinstance(shape, (list, tuple)) else _shape(shape)
+        attrs["shape"] = [-1 if isinstance(d, Variable) else int(d) for d in dims]
+        if any(isinstance(d, Variable) for d in dims):
+            inputs["ShapeTensorList"] = [_shape_item(d) for d in dims]
+    out = helper.create_variable_for_type_inference(vtype, stop_gradient=True)
+    helper.append_op(type="fill_constant", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def _holds_variable(shape: Any) -> bool:
+    return isinstance(shape, Variable) or (
+        isinstance(shape, (list, tuple)) and any(isinstance(d, Variable) for d in shape))
+
+
+def _int32(dim: Variable) -> Variable:
+    if convert_dtype(dim.dtype) not in (VarType.INT32, VarType.INT64):
+        raise TypeError(f"a shape tensor must be int32 or int64, received "
+                        f"{dtype_name(dim.dtype)} ('{dim.name}')")
+    if convert_dtype(dim.dtype) == VarType.INT64:
+        from .manipulation import cast   # manipulation builds on this module
+        return cast(dim, "int32")
+    return dim
+
+
+def _shape_item(dim: Any) -> Variable:
+    """One ShapeTensorList entry: a Variable dim as int32, an int as a CPU int32 scalar."""
+    if isinstance(dim, Variable):
+        dim.stop_gradient = True
+        return _int32(dim)
+    return full_constant([], "int32", int(dim), force_cpu=True)
 
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, name: str | None = None):
     """A ``fill_constant`` op (Paddle's attrs and, in static mode, temporary names)."""
-    return full_constant(_shape(shape), _dtype(dtype), fill_value)
+    return full_constant(shape, _dtype(dtype), fill_value)
 
 
 def zeros(shape: Sequence[int], dtype: Any = None, name: str | None = None):
@@ -91,14 +129,42 @@ def ones_like(x, dtype: Any = None, name: str | None = None):
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
-           name: str | None = None) -> Tensor:
-    """Evenly spaced values in [start, end); int64 for integer arguments, else float32."""
+           name: str | None = None):
+    """Values in [start, end) by step (op ``range``): int64 when every bound is an integer
+    (or an integer tensor), else float32. Bounds may be tensors; in static mode Python numbers
+    become CPU ``fill_constant`` ops, as in Paddle."""
     if end is None:
         start, end = 0, start
-    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
-    is_int = all(isinstance(v, (int, np.integer)) for v in values)
-    default = "int64" if is_int else _DEFAULT_FLOAT
-    return Tensor._wrap(np.arange(*values).astype(to_numpy_dtype(dtype or default)))
+    bounds = (start, end, step)
+    if dtype is None:
+        dtype = "int64"
+        for v in bounds:
+            integral = (convert_dtype(v.dtype) in (VarType.INT32, VarType.INT64)
+                        if isinstance(v, (Tensor, Variable)) else isinstance(v, (int, np.integer)))
+            if not integral:
+                dtype = _DEFAULT_FLOAT
+                break
+    vtype = convert_dtype(dtype)
+    if not any(isinstance(v, Variable) for v in bounds) and in_dynamic_mode():
+        values = [v._array.reshape(()) if isinstance(v, Tensor) else v for v in bounds]
+        tensors = [Tensor._wrap(np.array([v], dtype=to_numpy_dtype(vtype))) for v in values]
+        return apply_op("range", dict(zip(("Start", "End", "Step"), tensors)))
+    from .manipulation import cast   # manipulation builds on this module
+    known = None if any(isinstance(v, Variable) for v in bounds) else [
+        int(np.ceil((end - start) / step))]
+    inputs = {}
+    for slot, v in zip(("Start", "End", "Step"), bounds):
+        if isinstance(v, Variable):
+            inputs[slot] = v if convert_dtype(v.dtype) == vtype else cast(v, vtype)
+        else:
+            inputs[slot] = full_constant([1], vtype, v, force_cpu=True)
+            inputs[slot].op._set_attr("op_device", "cpu")   # Paddle's device_guard("cpu")
+    helper = LayerHelper("range", name=name)
+    out = helper.create_variable_for_type_inference(vtype, stop_gradient=True)
+    helper.append_op(type="range", inputs=inputs, outputs={"Out": out})
+    if known is not None:
+        out._set_meta(Meta(tuple(known), vtype))   # Paddle sets the shape it can compute
+    return out
 
 
 def assign(x: Any, output: Any = None):
@@ -144,3 +210,27 @@ def create_global_var(shape: Sequence[int], value: float, dtype: Any, persistabl
 
 def _unique(key: str) -> str:
     return unique_name.generate(key)
+
+
+def _tril_triu(api: str, x, diagonal: int, name: str | None):
+    if len(x.shape) < 2:
+        raise ValueError(f"x shape in {api} must be at least 2-D")
+    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
+        raise TypeError(f"diagonal in {api} must be a python Int")
+    attrs = {"diagonal": diagonal, "lower": api == "tril"}
+    if in_dynamic_mode() and not isinstance(x, Variable):
+        return apply_op("tril_triu", {"X": x}, attrs)
+    helper = LayerHelper(api, name=name)     # Paddle names the output tril_<n> / triu_<n>
+    out = helper.create_variable(name=helper.name, dtype=x.dtype, persistable=False)
+    helper.append_op(type="tril_triu", inputs={"X": x}, outputs={"Out": out}, attrs=attrs)
+    return out
+
+
+def tril(x, diagonal: int = 0, name: str | None = None):
+    """The lower triangle of the last two dims of ``x`` (op ``tril_triu``, lower=True)."""
+    return _tril_triu("tril", x, diagonal, name)
+
+
+def triu(x, diagonal: int = 0, name: str | None = None):
+    """The upper triangle of the last two dims of ``x`` (op ``tril_triu``, lower=False)."""
+    return _tril_triu("triu", x, diagonal, name)

@@ -1,4 +1,4 @@
-"""Linear algebra (``paddle.tensor.linalg``): ``matmul`` and ``norm``."""
+"""Linear algebra (``paddle.tensor.linalg``): ``matmul``, ``bmm`` and ``norm``."""
 from __future__ import annotations
 
 from typing import Any
@@ -24,3 +24,18 @@ def norm(x, p: Any = "fro", axis: Any = None, keepdim: bool = False, name: str |
     attrs = {"porder": float(p), "axis": int(axis), "epsilon": 1e-12, "keepdim": keepdim,
              "asvector": False}
     return layer_op("p_norm", "p_norm", {"X": x}, attrs, name=name)[0]
+
+
+def bmm(x, y, name: str | None = None):
+    """Batched matmul of [B, M, K] and [B, K, N] tensors (op ``bmm``)."""
+    xs, ys = list(x.shape), list(y.shape)
+    if not len(xs) == len(ys) == 3:
+        raise ValueError(f"x and y should be 3-dimensional. But received x's dimention: {xs}, "
+                         f"y's dimention: {ys}")
+    if xs[2] != -1 and ys[1] != -1 and xs[2] != ys[1]:
+        raise ValueError(f"x's width must be equal with y's height. But received x's shape: "
+                         f"{xs}, y's shape: {ys}")
+    if xs[0] != -1 and ys[0] != -1 and xs[0] != ys[0]:
+        raise ValueError(f"x's batch (shape[0]) must be equal with y's batch (shape[0]). But "
+                         f"received x's shape: {xs}, y's shape: {ys}")
+    return layer_op("bmm", "bmm", {"X": x, "Y": y}, name=name)[0]

@@ -1,5 +1,5 @@
 """Shape and layout functions (``paddle.tensor.manipulation``): reshape, transpose, concat,
-split, cast, squeeze/unsqueeze, stack, slice, gather, tile, expand, flatten. In static mode
+split, cast, squeeze/unsqueeze, stack, slice, gather, take_along_axis, tile, expand, flatten. In static mode
 each appends the ops, attributes and ``<layer>_<n>.tmp_<k>`` temporaries Paddle's LayerHelper
 code appends; on eager Tensors the same ops run at once."""
 from __future__ import annotations
@@ -28,8 +28,17 @@ def reshape(x, shape: Sequence[int], name: str | None = None):
 
 
 def transpose(x, perm: Sequence[int], name: str | None = None):
-    out = apply_op("transpose2", {"X": x}, {"axis": list(perm)}, name=name, layer="transpose")
-    return out[0] if isinstance(out, tuple) else out
+    """Permute the dims of ``x`` (op ``transpose2``; in static mode with its XShape output,
+    ``transpose_<n>.tmp_1``, as Paddle appends it)."""
+    if not isinstance(x, Variable):
+        out = apply_op("transpose2", {"X": x}, {"axis": list(perm)})
+        return out[0] if isinstance(out, tuple) else out
+    helper = LayerHelper("transpose", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    x_shape = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(type="transpose2", inputs={"X": [x]},
+                     outputs={"Out": [out], "XShape": [x_shape]}, attrs={"axis": list(perm)})
+    return out
 
 
 def concat(x: Sequence[Any], axis: int = 0, name: str | None = None):
@@ -116,14 +125,48 @@ def slice(input, axes: Sequence[int], starts, ends):  # noqa: A001  (Paddle's na
     return layer_op("slice", "slice", inputs, attrs)[0]
 
 
-def gather(x, index, axis: int | None = None, name: str | None = None):
-    """Rows of ``x`` (slices along ``axis``) picked by the 1-D ``index``."""
+def gather(x, index, axis: Any = None, name: str | None = None):
+    """Rows of ``x`` (slices along ``axis``) picked by the 1-D ``index``; ``axis`` may be an
+    int tensor (Paddle's ``Axis`` input)."""
     axis = 0 if axis is None else axis
-    if not isinstance(axis, int):
-        raise NotImplementedError("gather: pass axis as a Python int (a Tensor axis is not "
-                                  "supported)")
+    if isinstance(axis, TENSOR_TYPES):
+        if convert_dtype(axis.dtype) not in (VarType.INT32, VarType.INT64):
+            raise TypeError(f"gather: axis must be an int32 or int64 tensor, received "
+                            f"{axis.dtype}")
+        return layer_op("gather", "gather", {"X": x, "Index": index, "Axis": axis},
+                        name=name)[0]
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"gather: axis must be an int or an int tensor, received {axis!r}")
     return layer_op("gather", "gather", {"X": x, "Index": index},
-                    {"axis": axis, "overwrite": False}, name=name)[0]
+                    {"axis": int(axis)}, name=name)[0]
+
+
+def take_along_axis(arr, indices, axis: int, broadcast: bool = True):
+    """``arr``'s values at ``indices`` along ``axis`` (op ``take_along_axis``); with
+    ``broadcast`` both are first broadcast to a common shape off ``axis``, as Paddle does."""
+    if len(arr.shape) != len(indices.shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions!")
+    rank = len(arr.shape)
+    axis = axis + rank if axis < 0 else axis
+    if broadcast:
+        target = list(arr.shape)
+        target[axis] = indices.shape[axis]
+        if any(a < i for a, i in zip(arr.shape, indices.shape)):
+            target = list(indices.shape)     # indices larger than arr: arr broadcasts instead
+        indices = expand(indices, target)
+        target[axis] = arr.shape[axis]
+        arr = expand(arr, target)
+    else:
+        for i in range(rank):
+            if i != axis and arr.shape[i] < indices.shape[i]:
+                raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                                   f"{list(indices.shape)} to be smaller than self "
+                                   f"{list(arr.shape)} apart from dimension {axis}")
+    if convert_dtype(indices.dtype) not in (VarType.INT32, VarType.INT64):
+        raise TypeError(f"take_along_axis: indices must be int32 or int64, received "
+                        f"{indices.dtype}")
+    return layer_op("take_along_axis", "take_along_axis", {"Input": arr, "Index": indices},
+                    {"Axis": axis}, outputs=(("Result", None, False),))[0]
 
 
 def _int_list(values: Any, what: str, api: str) -> list[int]:

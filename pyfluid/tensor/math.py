@@ -61,6 +61,8 @@ def _layer_unary(op_type: str):
 sign, floor, round, reciprocal, rsqrt = (_layer_unary(t) for t in (  # noqa: A001
     "sign", "floor", "round", "reciprocal", "rsqrt"))
 
+sin, cos, ceil = (_layer_unary(t) for t in ("sin", "cos", "ceil"))
+
 
 def _binary(op_type: str, doc: str):
     def fn(x, y, name: str | None = None):

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dispatch import layer_op
+from ..framework import unique_name
 from ..engine.tensor import Tensor
 from ..framework.variable import Variable
 
@@ -54,7 +54,11 @@ def _getitem(self: Variable, index: Any) -> Variable:
     op_type, attrs = _slice_attrs(index, len(self.shape), self.name)
     if not attrs["axes"]:
         return self
-    return layer_op(op_type, op_type, {"Input": self}, attrs)[0]
+    block = self.block.program.current_block()     # Paddle names it <x>_slice_<n>
+    out = block.create_var(name=unique_name.generate_with_ignorable_key(
+        f"{self.name}_{op_type}"), dtype=self.dtype)
+    block.append_op(type=op_type, inputs={"Input": self}, outputs={"Out": out}, attrs=attrs)
+    return out
 
 
 def api_method(name: str):
@@ -75,6 +79,7 @@ _METHODS = (
     "maximum", "mean", "min", "minimum", "multiply", "not_equal", "pow", "prod", "reciprocal",
     "relu", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "split", "sqrt", "square",
     "squeeze", "std", "subtract", "sum", "tanh", "tile", "topk", "transpose", "unsqueeze", "var")
+_METHODS += ("bmm", "ceil", "cos", "index_select", "sin", "take_along_axis", "tril", "triu")
 
 
 def patch_methods() -> None:

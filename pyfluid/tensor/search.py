@@ -1,4 +1,5 @@
-"""Search functions (``paddle.tensor.search``): argmax/argmin, argsort, topk, where."""
+"""Search functions (``paddle.tensor.search``): argmax/argmin, argsort, topk, where,
+index_select."""
 from __future__ import annotations
 
 from typing import Any
@@ -84,3 +85,12 @@ def where(condition, x=None, y=None, name: str | None = None):
         inputs = {"Condition": cast(add(cast_condition, broadcast_zeros), "bool"), "X": x,
                   "Y": y}
     return layer_op("where", "where", inputs, outputs=(("Out", x.dtype, False),), name=name)[0]
+
+
+def index_select(x, index, axis: int = 0, name: str | None = None):
+    """The slices of ``x`` along ``axis`` at the 1-D int ``index`` (op ``index_select``)."""
+    if convert_dtype(index.dtype) not in (VarType.INT32, VarType.INT64):
+        raise TypeError(f"The data type of 'index' in paddle.tensor.search.index_select must "
+                        f"be any of ['int32', 'int64'], but received {dtype_name(index.dtype)}.")
+    return layer_op("index_select", "index_select", {"X": x, "Index": index}, {"dim": axis},
+                    name=name)[0]

@@ -1,4 +1,4 @@
-"""Containers (``paddle.nn.Sequential``)."""
+"""Containers (``paddle.nn.Sequential``, ``paddle.nn.LayerList``)."""
 from __future__ import annotations
 
 from .layers import Layer
@@ -24,3 +24,31 @@ class Sequential(Layer):
         for layer in self._sub_layers.values():
             x = layer(x)
         return x
+
+
+class LayerList(Layer):
+    """A list of sublayers (``paddle.nn.LayerList``), registered under "0", "1", ..."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        for layer in sublayers or ():
+            self.append(layer)
+
+    def append(self, sublayer: Layer) -> "LayerList":
+        self.add_sublayer(str(len(self._sub_layers)), sublayer)
+        return self
+
+    def extend(self, sublayers) -> "LayerList":
+        for layer in sublayers:
+            self.append(layer)
+        return self
+
+    def __getitem__(self, index):
+        layers = list(self._sub_layers.values())
+        return LayerList(layers[index]) if isinstance(index, slice) else layers[index]
+
+    def __len__(self) -> int:
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(list(self._sub_layers.values()))

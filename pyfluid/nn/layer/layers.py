@@ -150,8 +150,14 @@ class Layer:
 
     # -- state --------------------------------------------------------------------------------
     def state_dict(self) -> "collections.OrderedDict[str, Any]":
-        """Parameters and persistable buffers by attribute path ("0.weight", "fc.bias")."""
-        state = collections.OrderedDict(self.named_parameters())
+        """Parameters and persistable buffers by attribute path ("0.weight", "fc.bias"). A
+        parameter shared by several layers appears under each path, as in Paddle (an LSTM's
+        ``weight_ih_l0`` and ``0.cell.weight_ih``)."""
+        state = collections.OrderedDict()
+        for path, layer in self.named_sublayers(include_self=True):
+            for name, param in layer._parameters.items():
+                if param is not None:
+                    state[f"{path}.{name}" if path else name] = param
         for path, layer in self.named_sublayers(include_self=True):
             for name, buf in layer._buffers.items():
                 state[f"{path}.{name}" if path else name] = buf
