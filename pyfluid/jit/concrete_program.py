@@ -88,11 +88,14 @@ class ConcreteProgram:
         enable_static()
         try:
             with program_guard(program, Program()):
+                from ..tensor.creation import assign
                 targets, seeds, grad_feeds = [], [], {}
                 for index in self.differentiable_outputs():
                     out = block.var(self.outputs[index].name)
                     seed = data(f"{out.name}@GRAD@RUN_PROGRAM", list(out.shape), out.dtype)
-                    targets.append(out)
+                    # differentiate a copy: an output may be a loop variable that a while op
+                    # writes in place, and its gradient must flow back through the loop
+                    targets.append(assign(out))
                     seeds.append(seed)
                     grad_feeds[index] = seed.name
                 grads = gradients(targets, [block.var(n) for n in wanted], seeds) \
