@@ -95,7 +95,9 @@ class ConcreteProgram:
                     seed = data(f"{out.name}@GRAD@RUN_PROGRAM", list(out.shape), out.dtype)
                     # differentiate a copy: an output may be a loop variable that a while op
                     # writes in place, and its gradient must flow back through the loop
-                    targets.append(assign(out))
+                    copy = block.create_var(name=f"{out.name}@RUN_PROGRAM", shape=out.shape,
+                                            dtype=out.dtype)
+                    targets.append(assign(out, output=copy))
                     seeds.append(seed)
                     grad_feeds[index] = seed.name
                 grads = gradients(targets, [block.var(n) for n in wanted], seeds) \

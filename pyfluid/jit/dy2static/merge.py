@@ -18,6 +18,7 @@ place and another name may hold the same Tensor.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from ...framework.variable import Variable
@@ -25,6 +26,7 @@ from ...ops.types import Meta, VarType, convert_dtype
 from .values import UndefinedVar, is_variable
 
 _NUMBERS = (bool, int, float)
+_FLOATS = (VarType.FP16, VarType.BF16, VarType.FP32, VarType.FP64)
 
 
 def _describe(value: Any) -> str:
@@ -52,7 +54,16 @@ def branch_outputs(values: Any) -> Any:
     copy = parent.create_var(dtype=values.dtype, shape=values.shape, type=values.type)
     from ...tensor.creation import assign
     assign(values, copy)
-    return copy
+    if Placeholder.holds(values):
+        copy._d2s_placeholder = True
+    return _no_grad_unless_float(copy)
+
+
+def _no_grad_unless_float(var: Variable) -> Variable:
+    """Bool and integer values (flags, counters) carry no gradient."""
+    if var.type != VarType.LOD_TENSOR_ARRAY and var.dtype not in _FLOATS:
+        var.stop_gradient = True
+    return var
 
 
 class _Merger:
@@ -69,7 +80,11 @@ class _Merger:
 
     def select(self, true_var, false_var):
         from ...static.control_flow import select_input
-        return select_input([false_var, true_var], self.mask())
+        with warnings.catch_warnings():
+            if Placeholder.holds(true_var) or Placeholder.holds(false_var):
+                # a loop's placeholder has its real shape only once the body is built
+                warnings.filterwarnings("ignore", "the input shapes of select_input")
+            return _no_grad_unless_float(select_input([false_var, true_var], self.mask()))
 
     def merge(self, t: Any, f: Any, name: str) -> Any:
         if t is f:
@@ -129,11 +144,17 @@ class Placeholder:
     def __init__(self):
         from ...tensor.creation import full
         self.var = full([1], 0.0, "float32")
+        self.var._d2s_placeholder = True
         self.op = self.var.block.ops[-1]
+
+    @staticmethod
+    def holds(var: Variable) -> bool:
+        return getattr(var, "_d2s_placeholder", False)
 
     def adopt(self, value: Variable) -> None:
         shape = [d if d >= 0 else 1 for d in value.shape]
         self.var._set_meta(Meta(tuple(value.shape), value.dtype))
+        self.var.stop_gradient = value.dtype not in _FLOATS
         self.op._set_attr("dtype", int(convert_dtype(value.dtype)))
         self.op._set_attr("shape", shape)
 
@@ -159,6 +180,11 @@ def carried_values(values: tuple, names: Sequence[str], location: str
                 f"`{name}` changes in the `while` loop at {location}, whose condition is a "
                 f"Tensor, so it must hold a Tensor, a number or a list of Tensors when the "
                 f"loop starts; it holds {_describe(value)}")
+    for var in out:
+        # the body may give a float loop variable a value that needs a gradient (`s = 0`,
+        # then `s = s + x`); its ops are built before that is known, so it may from the start
+        if var.type != VarType.LOD_TENSOR_ARRAY:
+            var.stop_gradient = var.dtype not in _FLOATS
     return out, holders
 
 
