@@ -11,6 +11,7 @@ import numpy as np
 from ..framework import unique_name
 from ..engine.tensor import Tensor
 from ..framework.variable import Variable
+from .variable_index import array_append, array_getitem, has_tensor_index, is_array, tensor_getitem
 
 
 _MAX_END = 2 ** 31 - 1     # Paddle's end for an open slice
@@ -51,6 +52,10 @@ def _slice_attrs(index: Any, ndim: int, name: str) -> tuple[str, dict]:
 
 
 def _getitem(self: Variable, index: Any) -> Variable:
+    if is_array(self):
+        return array_getitem(self, index)
+    if has_tensor_index(index):
+        return tensor_getitem(self, index)
     op_type, attrs = _slice_attrs(index, len(self.shape), self.name)
     if not attrs["axes"]:
         return self
@@ -85,6 +90,7 @@ _METHODS += ("bmm", "ceil", "cos", "index_select", "sin", "take_along_axis", "tr
 def patch_methods() -> None:
     """Give Variables and Tensors their Paddle methods (run once by ``import pyfluid``)."""
     Variable.__getitem__ = _getitem
+    Variable.append = array_append
     for cls in (Variable, Tensor):
         for name in _METHODS:
             if name not in vars(cls):

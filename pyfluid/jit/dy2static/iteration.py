@@ -56,18 +56,7 @@ class TensorIter:
         return self.n
 
     def item(self, k: Any) -> Any:
-        if not is_variable(k):
-            return self.var[k]
-        from ...framework.layer_helper import LayerHelper
-        helper = LayerHelper("slice")
-        out = helper.create_variable_for_type_inference(self.var.dtype)
-        start = _int64(k)
-        helper.append_op(type="slice", inputs={"Input": [self.var], "StartsTensorList": [start],
-                                               "EndsTensorList": [start + 1]},
-                         outputs={"Out": [out]},
-                         attrs={"axes": [0], "starts": [-1], "ends": [-1],
-                                "infer_flags": [-1], "decrease_axis": [0]})
-        return out
+        return self.var[k]
 
 
 class RangeIter:
@@ -82,6 +71,9 @@ class RangeIter:
         self.start, self.stop, self.step = _int64(start), _int64(stop), step
 
     def length(self) -> Any:
+        starts_at_zero = isinstance(self.start, int) and self.start == 0
+        if self.step == 1:
+            return _int64(self.stop if starts_at_zero else self.stop - self.start)
         if self.step > 0:
             n = (self.stop - self.start + (self.step - 1)) // self.step
         else:

@@ -174,7 +174,8 @@ def carried_values(values: tuple, names: Sequence[str], location: str
             out.append(_constant(value, None))
         elif isinstance(value, list) and all(is_variable(v) for v in value):
             from ...tensor.array import create_array
-            out.append(create_array("float32", initialized_list=value))
+            dtype = value[0].dtype if value else "float32"
+            out.append(create_array(dtype, initialized_list=value))
         else:
             raise TypeError(
                 f"`{name}` changes in the `while` loop at {location}, whose condition is a "

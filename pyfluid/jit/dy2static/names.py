@@ -76,9 +76,9 @@ def modified_names(stmts: Iterable[ast.AST]) -> set[str]:
     names = bound_names(stmts)
     for stmt in stmts:
         for node in walk_scope(stmt):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in MUTATORS and isinstance(node.func.value, ast.Name):
-                names.add(node.func.value.id)
+            if isinstance(node, ast.Attribute) and node.attr in MUTATORS and \
+                    isinstance(node.value, ast.Name):        # x.append(...), also as _jst.call
+                names.add(node.value.id)
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
                 for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):

@@ -22,6 +22,7 @@ import weakref
 from typing import Callable
 
 from . import jst
+from .convert_call import NOT_TO_STATIC
 from .ast_build import JST, NameGen, arguments, located
 from .block_pass import BlockPass
 from .expr_pass import ExpressionPass
@@ -52,6 +53,8 @@ _CONVERTED_CODES: set[types.CodeType] = set()
 def convert_to_static(function: Callable) -> Callable:
     """The converted ``function`` (cached), or ``function`` itself when it cannot be
     converted (``why_not_converted`` tells why)."""
+    if not isinstance(function, types.FunctionType) or getattr(function, NOT_TO_STATIC, False):
+        return function
     found = _BY_FUNCTION.get(function)
     if found is not None:
         return found
