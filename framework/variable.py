@@ -1,11 +1,12 @@
 """Variables of a static program: metadata only (name, kind, shape, dtype, flags)."""
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..ops.call_site import user_site
+from ..ops.call_site import is_pyfluid_module, user_site
 from ..ops.registry import grad_name
 from ..ops.types import AttrType, Meta, VarType, convert_dtype, to_numpy_dtype
 from . import unique_name
@@ -117,7 +118,10 @@ class Variable(OperatorMethods):
 
     def __bool__(self) -> bool:
         converting = self.block.program._converting
-        if converting is not None:        # to_static: a Python `if` on a value not known yet
+        # to_static: the user's Python `if` on a value not known yet (pyfluid's own code keeps
+        # Paddle's rule, a Variable is true)
+        if converting is not None and not is_pyfluid_module(
+                sys._getframe(1).f_globals.get("__name__")):
             raise tensor_bool_error(self, converting, user_site())
         return True
 

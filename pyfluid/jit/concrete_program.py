@@ -185,16 +185,20 @@ def static_parameters(layer: Any, program: Program) -> Iterator[dict]:
         for sub in layers:
             for attr, param in list(sub._parameters.items()):
                 if isinstance(param, EagerParameter):
-                    static = block.vars.get(param.name) or block.create_parameter(
-                        name=param.name, shape=param.shape, dtype=param.dtype,
-                        trainable=param.trainable)
+                    static = block.vars.get(param.name)
+                    if static is None:               # (a shared parameter is made once)
+                        static = block.create_parameter(
+                            name=param.name, shape=param.shape, dtype=param.dtype,
+                            trainable=param.trainable)
                     static.stop_gradient = param.stop_gradient
                     _swap(sub._parameters, attr, param, static, parameters, swapped)
             for attr, buf in list(sub._buffers.items()):
                 if isinstance(buf, Tensor):
-                    static = block.vars.get(buf.name) or block.create_var(
-                        name=buf.name, shape=buf.shape, dtype=buf.dtype, persistable=True,
-                        stop_gradient=True)
+                    static = block.vars.get(buf.name)
+                    if static is None:
+                        static = block.create_var(name=buf.name, shape=buf.shape,
+                                                  dtype=buf.dtype, persistable=True,
+                                                  stop_gradient=True)
                     _swap(sub._buffers, attr, buf, static, parameters, swapped)
         yield parameters
     finally:

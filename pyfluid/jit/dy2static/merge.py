@@ -49,7 +49,8 @@ def branch_outputs(values: Any) -> Any:
         return values
     program = values.block.program
     parent = program.block(program.current_block().parent_idx)
-    if values.type == VarType.LOD_TENSOR_ARRAY and parent._find_var_recursive(values.name):
+    if values.type == VarType.LOD_TENSOR_ARRAY and \
+            parent._find_var_recursive(values.name) is not None:
         return values
     copy = parent.create_var(dtype=values.dtype, shape=values.shape, type=values.type)
     from ...tensor.creation import assign
