@@ -80,24 +80,8 @@ def _index(x, st, et, stl, etl, axes, starts, ends):
 
 @slice_op.def_kernel
 def slice_kernel(x, st=None, et=None, stl=None, etl=None, *, axes, starts, ends, decrease_axis):
-    if isinstance(x, list):
-        return _slice_array(x, runtime_ints(st, stl, starts)[0], runtime_ints(et, etl, ends)[0],
-                            bool(decrease_axis))
     out = x[_index(x, st, et, stl, etl, axes, starts, ends)]
     return out.reshape(_decreased(out.shape, decrease_axis)) if decrease_axis else out
-
-
-def _slice_array(array: list, start: int, end: int, decrease: bool):
-    """A tensor array sliced along its only axis (Paddle's dy2static writes ``outs[-1]`` of
-    a list that became an array so): one element when the axis is decreased."""
-    n = len(array)
-    start = min(max(start + n if start < 0 else start, 0), n)
-    end = min(max(end + n if end < 0 else end, 0), n)
-    if decrease:
-        if start >= n:
-            raise IndexError(f"slice: index {start} of a tensor array of {n} elements")
-        return array[start]
-    return array[start:end]
 
 
 @slice_op.def_grad
