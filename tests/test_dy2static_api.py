@@ -207,3 +207,62 @@ def test_ignore_module_keeps_its_functions_unconverted():
     finally:
         from pyfluid.jit.dy2static import convert_call
         convert_call._IGNORED_MODULES.discard("dy2static_cases")
+
+
+class Base(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Derived(Base):
+    def forward(self, x, *extra, scale=1.0):
+        h = super().forward(x)                 # zero-argument super() in converted code
+
+        def shift(v):                          # a nested function, converted with forward
+            if paddle.mean(v) > 0:
+                return v - 1.0
+            return v + 1.0
+
+        while True:                            # Python condition, Tensor break
+            h = shift(h) * scale
+            if paddle.max(paddle.abs(h)) < 2.0:
+                break
+        return h + len(extra)
+
+
+def test_super_nested_function_varargs_and_while_true():
+    paddle.seed(3)
+    layer = Derived()
+    static = paddle.jit.to_static(Derived())
+    static.set_state_dict(layer.state_dict())
+    for k in (0.5, 1.0, 3.0):
+        x = paddle.to_tensor(np.random.default_rng(int(k * 10)).standard_normal((2, 3))
+                             .astype("float32") * k)
+        np.testing.assert_allclose(static(x, 1, 2, scale=0.5).numpy(),
+                                   layer(x, 1, 2, scale=0.5).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_tensor_index_and_tensor_array_in_static_mode():
+    paddle.enable_static()
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [None, 3], "float32")
+        i = paddle.full([1], 1, "int64")
+        row, tail = x[i], x[i:, 1]
+        array = paddle.tensor.create_array("float32")
+        array.append(row)
+        array.append(row * 2.0)
+        last = array[-1]
+        with pytest.raises(TypeError, match="support `append` method"):
+            x.append(row)
+    exe = paddle.static.Executor()
+    value = np.arange(9, dtype="float32").reshape(3, 3)
+    got = exe.run(main, feed={"x": value}, fetch_list=[row, tail, last])
+    np.testing.assert_array_equal(got[0], value[1])
+    np.testing.assert_array_equal(got[1], value[1:, 1])
+    np.testing.assert_array_equal(got[2], value[1] * 2)
+    paddle.disable_static()

@@ -130,9 +130,10 @@ def flatten(value: Any) -> tuple[list, Callable]:
     return [value], lambda new: new[0]
 
 
-def trace(function: Callable, layer: Any, args: list, name: str) -> ConcreteProgram:
+def trace(function: Callable, layer: Any, args: tuple[list, dict], name: str
+          ) -> ConcreteProgram:
     """Run ``function`` (the converted one) on static inputs made from the InputSpecs among
-    ``args`` (other values are passed as they are)."""
+    ``args`` (positional values, keyword values; other values are passed as they are)."""
     main, startup = Program(), Program()
     was_dynamic = in_dynamic_mode()
     enable_static()
@@ -150,8 +151,9 @@ def trace(function: Callable, layer: Any, args: list, name: str) -> ConcreteProg
                     feeds.append(var)
                     leaf = var
                 values.append(leaf)
+            positional, keywords = pack(values)
             try:
-                result = function(*pack(values))
+                result = function(*positional, **keywords)
             except Exception as exc:
                 add_conversion_note(exc, name)
                 raise

@@ -93,44 +93,41 @@ class StaticFunction:
         params = list(inspect.signature(self._function).parameters.values())
         return params[1:] if self._layer is not None else params
 
-    def _positional(self, args: tuple, kwargs: dict) -> list:
-        """The call's arguments in parameter order (keywords and defaults filled in)."""
-        params = self._parameters()
-        if not kwargs or any(p.kind == p.VAR_POSITIONAL for p in params):
-            if kwargs:
-                raise TypeError(f"{self._function.__name__} takes *args; pass its inputs by "
-                                "position")
-            return list(args)
-        sig = inspect.Signature(params)
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[list, list[str], dict]:
+        """The call as (positional values, their parameter names, keyword values), defaults
+        filled in (Python's rules: ``*args`` spread, keyword-only and ``**kwargs`` by name)."""
+        sig = inspect.Signature(self._parameters())
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        return [bound.arguments[p.name] for p in params
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = []
+        for param in sig.parameters.values():
+            if param.kind == param.VAR_POSITIONAL:
+                names += [f"{param.name}_{k}" for k in range(len(bound.arguments[param.name]))]
+            elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                names.append(param.name)
+        return list(bound.args), names, dict(bound.kwargs)
 
-    def _specs(self, values: list) -> list:
-        """Per argument: the given InputSpec (``input_spec``), else an InputSpec of a tensor
-        (its exact shape), else the value itself (traced as a constant); specs are named
-        after the parameter."""
-        names = [p.name for p in self._parameters()]
-        specs = []
-        for i, value in enumerate(values):
-            given = self._input_spec[i] if self._input_spec and i < len(self._input_spec) \
-                else value
-            leaves, pack = flatten(given)
-            base = names[i] if i < len(names) else f"input_{i}"
-            named = [_spec_of(leaf, base if k == 0 else f"{base}_{k}")
-                     for k, leaf in enumerate(leaves)]
-            specs.append(pack(named))
-        return specs
+    def _specs(self, values: list, names: list[str], keywords: dict) -> tuple[list, dict]:
+        """Per argument: the given InputSpec (``input_spec``, by position), else an InputSpec
+        of a tensor (its exact shape), else the value itself (traced as a constant); specs
+        are named after the parameter."""
+        def spec(value: Any, base: str) -> Any:
+            leaves, pack = flatten(value)
+            return pack([_spec_of(leaf, base if k == 0 else f"{base}_{k}")
+                         for k, leaf in enumerate(leaves)])
+        given = self._input_spec or []
+        args = [spec(given[i] if i < len(given) else value, names[i])
+                for i, value in enumerate(values)]
+        return args, {name: spec(value, name) for name, value in keywords.items()}
 
     def get_concrete_program(self, *args: Any, **kwargs: Any) -> ConcreteProgram:
         """The program for these inputs (InputSpecs, tensors, arrays or other values; none:
         the ``input_spec`` given to to_static)."""
-        values = self._positional(args, kwargs) if (args or kwargs) else \
-            list(self._input_spec or ())
-        return self._concrete(self._specs(values))
+        if not (args or kwargs):
+            args = tuple(self._input_spec or ())
+        return self._concrete(self._specs(*self._bind(args, kwargs)))
 
-    def _concrete(self, specs: list) -> ConcreteProgram:
+    def _concrete(self, specs: tuple[list, dict]) -> ConcreteProgram:
         key = tuple(_key(leaf) for leaf in flatten(specs)[0])
         if self._layer is not None:
             key += (bool(getattr(self._layer, "training", True)),)
@@ -160,10 +157,10 @@ class StaticFunction:
                 return self._converted_callable()(*args, **kwargs)
             finally:
                 program._converting = outer
-        values = self._positional(args, kwargs)
-        specs = self._specs(values)
+        values, names, keywords = self._bind(args, kwargs)
+        specs = self._specs(values, names, keywords)
         concrete = self._concrete(specs)
-        feeds = [value for spec, value in zip(flatten(specs)[0], flatten(values)[0])
+        feeds = [value for spec, value in zip(flatten(specs)[0], flatten([values, keywords])[0])
                  if isinstance(spec, InputSpec)]
         return concrete.pack(run_concrete(concrete, feeds))
 

@@ -21,7 +21,8 @@ def is_array(value: Any) -> bool:
 
 def has_tensor_index(index: Any) -> bool:
     items = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(item, Variable) for item in items)
+    return any(isinstance(part, Variable) for item in items
+               for part in ((item.start, item.stop) if isinstance(item, slice) else (item,)))
 
 
 def _as_index(value: Any) -> Variable:

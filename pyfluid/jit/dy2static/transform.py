@@ -53,7 +53,8 @@ _CONVERTED_CODES: set[types.CodeType] = set()
 def convert_to_static(function: Callable) -> Callable:
     """The converted ``function`` (cached), or ``function`` itself when it cannot be
     converted (``why_not_converted`` tells why)."""
-    if not isinstance(function, types.FunctionType) or getattr(function, NOT_TO_STATIC, False):
+    if not isinstance(function, types.FunctionType) or getattr(function, NOT_TO_STATIC, False) \
+            or function.__code__ in _CONVERTED_CODES:     # (a def nested in converted code)
         return function
     found = _BY_FUNCTION.get(function)
     if found is not None:
