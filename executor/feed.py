@@ -27,9 +27,9 @@ def fetch_names(fetch_list: Any) -> list[str]:
             names.append(item.name)
         elif isinstance(item, str):
             names.append(item)
-        elif isinstance(item, (list, tuple)):
-            names.extend(fetch_names(item) if all(
-                isinstance(x, (Variable, str, list, tuple)) for x in item) else [])
+        elif isinstance(item, (list, tuple)) and all(isinstance(x, (Variable, str))
+                                                     for x in item):
+            names.extend(x.name if isinstance(x, Variable) else x for x in item)
         else:
             raise TypeError(f"Require fetch_list[{i}] 's type shall be one of (Variable, str), "
                             f"but received {type(item).__name__}.")

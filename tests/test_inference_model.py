@@ -157,7 +157,7 @@ def test_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="'path_prefix' should not be a directory"):
         paddle.static.save_inference_model(str(tmp_path) + "/", feeds, fetches, exe)
     with pytest.raises(ValueError, match="'feed_vars' should be a Variable or a list of Variable."):
-        paddle.static.save_inference_model(str(tmp_path / "m"), [], fetches, exe, program=main)
+        paddle.static.save_inference_model(str(tmp_path / "m"), "x", fetches, exe, program=main)
     with pytest.raises(ValueError, match="'fetch_vars' should be a Variable or a list"):
         paddle.static.save_inference_model(str(tmp_path / "m"), feeds, ["out"], exe)
     (tmp_path / "d.pdmodel").mkdir()

@@ -122,7 +122,7 @@ def remove_training_info(program: Program, clip_extra: bool = True) -> Program:
 
 def _plain_var(var: Variable, block) -> Variable:
     plain = Variable(block, var.name, type=var.type, persistable=var.persistable,
-                     need_check_feed=var.need_check_feed, lod_level=var.lod_level)
+                     need_check_feed=var.need_check_feed, lod_level=var._lod_level)
     plain._shape, plain._dtype = var._shape, var._dtype
     plain.desc_attrs = list(var.desc_attrs)
     return plain
@@ -332,7 +332,7 @@ def _normalize_path_prefix(path_prefix: Any) -> str:
 
 def _check_vars(name: str, var_list: Any) -> None:
     var_list = var_list if isinstance(var_list, list) else [var_list]
-    if not var_list or not all(isinstance(v, Variable) for v in var_list):
+    if not all(isinstance(v, Variable) for v in var_list):     # empty is allowed, as in Paddle
         raise ValueError(f"'{name}' should be a Variable or a list of Variable.")
 
 

@@ -34,8 +34,8 @@ __all__ = ["append_backward", "gradients", "CompiledProgram", "Executor", "Opera
 __all__ += ["py_func", "py_func_name", "register_py_func"]
 from .nn import create_parameter  # noqa: E402
 __all__ += ["create_parameter"]
-from .metric import accuracy  # noqa: E402
-__all__ += ["accuracy"]
+from .metric import accuracy, auc  # noqa: E402
+__all__ += ["accuracy", "auc"]
 from ..io import (deserialize_persistables, deserialize_program, load, load_inference_model,  # noqa: E402
                   load_program_state, normalize_program, save, save_inference_model,
                   serialize_persistables, serialize_program, set_program_state)
@@ -48,5 +48,9 @@ from ..framework.passes import BuildStrategy  # noqa: E402
 __all__ += ["BuildStrategy"]
 from ..tensor.creation import create_global_var  # noqa: E402
 __all__ += ["create_global_var"]
+from . import io  # noqa: E402  (paddle.static.io)
+__all__ += ["io"]
+from ..tensor.indexing import setitem  # noqa: E402  (paddle.static.setitem)
+__all__ += ["setitem"]
 from ..onnx import export_onnx  # noqa: E402
 __all__ += ["export_onnx"]

@@ -32,6 +32,14 @@ def py_func(func: Callable, x: VarOrVars, out: VarOrVars, backward_func: Callabl
         "In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and 'py_func()' is "
         "only supported in static graph mode. So if you want to use this api, please call "
         "'paddle.enable_static()' before this api to enter static graph mode.")
+    return append_py_func(func, x, out, backward_func, skip_vars_in_backward_input)
+
+
+def append_py_func(func: Callable, x: VarOrVars, out: VarOrVars,
+                   backward_func: Callable | None = None,
+                   skip_vars_in_backward_input: VarOrVars = None) -> VarOrVars:
+    """``py_func`` without the mode check: the op goes to the current block of the default
+    main program (``fluid.layers.py_func``, static by nature in the fluid era)."""
     check_type(x, "X", (list, tuple, Variable, type(None)), "py_func")
     x_list = [] if x is None else [x] if isinstance(x, Variable) else list(x)
     check_type(out, "Out", (list, tuple, Variable, type(None)), "py_func")
