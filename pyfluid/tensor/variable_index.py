@@ -10,6 +10,7 @@ import numpy as np
 from ..framework.variable import Variable
 from ..ops.types import VarType
 
+
 def is_array(value: Any) -> bool:
     return isinstance(value, Variable) and value.type == VarType.LOD_TENSOR_ARRAY
 
