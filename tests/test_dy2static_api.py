@@ -265,3 +265,16 @@ def test_tensor_index_and_tensor_array_in_static_mode():
     np.testing.assert_array_equal(got[0], value[1])
     np.testing.assert_array_equal(got[1], value[1] * 2)
     paddle.disable_static()
+
+
+def test_rollback_and_conditional_expression_errors():
+    layer = paddle.jit.to_static(Counter())
+    assert isinstance(layer.forward, paddle.jit.StaticFunction)
+    layer.forward.rollback()
+    assert not isinstance(layer.forward, paddle.jit.StaticFunction)
+
+    def mismatch(x):
+        return x if paddle.sum(x) > 0 else "negative"
+
+    with pytest.raises(TypeError, match="false branch of the `if` at .*test_dy2static_api.py"):
+        paddle.jit.to_static(mismatch)(paddle.ones([2]))

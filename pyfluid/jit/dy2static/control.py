@@ -59,13 +59,14 @@ def convert_ifelse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: C
     set_args(merge_branches(pred, results, names, location))
 
 
-def IfExp(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
+def IfExp(pred: Any, true_fn: Callable, false_fn: Callable, location: str) -> Any:
     """``a if pred else b``."""
+    what = "conditional expression"
     if not is_variable(pred):
-        return true_fn() if _python_bool(pred, "conditional expression", "?") else false_fn()
-    pred = _condition(pred, "conditional expression", "?")
+        return true_fn() if _python_bool(pred, what, location) else false_fn()
+    pred = _condition(pred, what, location)
     results = _static_cond(pred, lambda: (true_fn(),), lambda: (false_fn(),))
-    return merge_branches(pred, results, ["<value>"], "a conditional expression")[0]
+    return merge_branches(pred, results, ["<value>"], location)[0]
 
 
 def _static_cond(pred, true_fn: Callable, false_fn: Callable) -> tuple:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from .ast_build import JST, const, jst_call, located, thunk
+from .ast_build import JST, const, jst_call, loc_string, located, thunk
 
 _COMPARE_NAMES = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                   ast.GtE: ">=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
@@ -37,6 +37,9 @@ def _is_runtime_call(node: ast.Call) -> bool:
 
 class ExpressionPass(ast.NodeTransformer):
     """Applied to the statements of one function scope (nested defs have their own)."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
 
     def run(self, fdef: ast.FunctionDef) -> None:
         fdef.body = [self.visit(stmt) for stmt in fdef.body]
@@ -76,8 +79,8 @@ class ExpressionPass(ast.NodeTransformer):
         self.generic_visit(node)
         if not _lambda_safe(node.body, node.orelse):
             return node
-        return located(jst_call("IfExp", node.test, thunk(node.body), thunk(node.orelse)),
-                       node)
+        return located(jst_call("IfExp", node.test, thunk(node.body), thunk(node.orelse),
+                                loc_string(self.filename, node)), node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)

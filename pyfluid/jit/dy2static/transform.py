@@ -161,7 +161,7 @@ def convert_scope(fdef: ast.FunctionDef, names: NameGen, filename: str) -> None:
     user_nonlocals = {n for node in scope if isinstance(node, ast.Nonlocal) for n in node.names}
     ReturnPass(names).run(fdef)
     LoopPass(names).run(fdef)
-    ExpressionPass().run(fdef)
+    ExpressionPass(filename).run(fdef)
     BlockPass(names, filename, user_globals, user_nonlocals).run(fdef)
 
 
