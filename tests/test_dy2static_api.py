@@ -278,3 +278,21 @@ def test_rollback_and_conditional_expression_errors():
 
     with pytest.raises(TypeError, match="false branch of the `if` at .*test_dy2static_api.py"):
         paddle.jit.to_static(mismatch)(paddle.ones([2]))
+
+
+def test_set_code_level_and_verbosity_report_conversions(capsys):
+    def fresh(x):
+        if paddle.mean(x) > 0:
+            x = x * 2
+        return x
+
+    paddle.jit.set_code_level(100, also_to_stdout=True)
+    paddle.jit.set_verbosity(1, also_to_stdout=True)
+    try:
+        convert_to_static(fresh)
+        convert_to_static(lambda v: v)
+    finally:
+        paddle.jit.set_code_level(0)
+        paddle.jit.set_verbosity(0)
+    out = capsys.readouterr().out
+    assert "_jst.convert_ifelse" in out and "is run as it is: it is a lambda" in out

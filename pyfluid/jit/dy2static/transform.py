@@ -26,6 +26,7 @@ from .convert_call import NOT_TO_STATIC
 from .ast_build import JST, NameGen, arguments, located
 from .block_pass import BlockPass
 from .expr_pass import ExpressionPass
+from .logging_utils import report
 from .loop_pass import LoopPass
 from .names import walk_scope
 from .return_pass import ReturnPass
@@ -63,8 +64,10 @@ def convert_to_static(function: Callable) -> Callable:
     if entry is None:
         try:
             entry = _convert_code(function)
+            report("code", f"converted {function.__qualname__}:\n{entry.source}")
         except NotConvertible as reason:
             entry = reason
+            report("verbosity", f"{function.__qualname__} is run as it is: {reason}")
         _BY_CODE[function.__code__] = entry
     result = function if isinstance(entry, NotConvertible) else _instantiate(function, entry)
     _BY_FUNCTION[function] = result
