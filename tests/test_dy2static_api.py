@@ -296,3 +296,25 @@ def test_set_code_level_and_verbosity_report_conversions(capsys):
         paddle.jit.set_verbosity(0)
     out = capsys.readouterr().out
     assert "_jst.convert_ifelse" in out and "is run as it is: it is a lambda" in out
+
+
+class Scaled(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(2, 2)
+        self.scale = paddle.to_tensor([2.0, 3.0])       # a plain Tensor attribute
+        self.register_buffer("offset", paddle.to_tensor([0.5, -0.5]))
+
+    def forward(self, x):
+        return self.fc(x) * self.scale + self.offset
+
+
+def test_tensor_attributes_and_buffers_are_read_at_each_call():
+    layer = Scaled()
+    static = paddle.jit.to_static(Scaled())
+    static.set_state_dict(layer.state_dict())
+    static.scale = layer.scale
+    x = paddle.ones([1, 2])
+    np.testing.assert_allclose(static(x).numpy(), layer(x).numpy(), rtol=1e-6)
+    layer.scale._array = layer.scale._array * 2          # updates are seen by the program
+    np.testing.assert_allclose(static(x).numpy(), layer(x).numpy(), rtol=1e-6)

@@ -194,14 +194,16 @@ def static_parameters(layer: Any, program: Program) -> Iterator[dict]:
                             trainable=param.trainable)
                     static.stop_gradient = param.stop_gradient
                     _swap(sub._parameters, attr, param, static, parameters, swapped)
-            for attr, buf in list(sub._buffers.items()):
-                if isinstance(buf, Tensor):
-                    static = block.vars.get(buf.name)
-                    if static is None:
-                        static = block.create_var(name=buf.name, shape=buf.shape,
-                                                  dtype=buf.dtype, persistable=True,
-                                                  stop_gradient=True)
-                    _swap(sub._buffers, attr, buf, static, parameters, swapped)
+            # buffers, and plain Tensor attributes (Paddle captures those as persistables too)
+            plain = [(sub.__dict__, a, t) for a, t in list(vars(sub).items())
+                     if isinstance(t, Tensor) and not isinstance(t, EagerParameter)]
+            for store, attr, buf in [(sub._buffers, a, b) for a, b in list(sub._buffers.items())
+                                     if isinstance(b, Tensor)] + plain:
+                static = block.vars.get(buf.name)
+                if static is None:
+                    static = block.create_var(name=buf.name, shape=buf.shape, dtype=buf.dtype,
+                                              persistable=True, stop_gradient=True)
+                _swap(store, attr, buf, static, parameters, swapped)
         yield parameters
     finally:
         for store, attr, value in swapped:
