@@ -150,11 +150,12 @@ flatten.def_grad(_grad_from_xshape)
 # -- squeeze2 / unsqueeze2 ---------------------------------------------------------------------
 def squeezed_shape(shape: tuple, axes) -> tuple:
     """Paddle's squeeze: drop the given size-1 axes (all size-1 axes when ``axes`` is empty);
-    a listed axis whose size is not 1 is kept."""
+    a listed axis whose size is not 1 is kept, one of unknown size (-1, before running) is
+    dropped as Paddle's compile-time rule does."""
     if not axes:
         return tuple(d for d in shape if d != 1)
     drop = {normalize_axis(a, len(shape)) for a in axes}
-    return tuple(d for i, d in enumerate(shape) if not (i in drop and d == 1))
+    return tuple(d for i, d in enumerate(shape) if not (i in drop and d in (1, -1)))
 
 
 squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape"],

@@ -351,7 +351,7 @@ def test_linear_and_cross_entropy_gradients():
 
 def test_conv2d_layer_gradient():
     conv = paddle.nn.Conv2D(2, 3, kernel_size=3, padding=1)
-    assert conv.weight.shape == [3, 2, 3, 3] and conv.weight.name == "conv2_d_0.w_0"
+    assert conv.weight.shape == [3, 2, 3, 3] and conv.weight.name == "conv2d_0.w_0"
     x = _leaf(np.random.default_rng(1).normal(size=(1, 2, 4, 4)), "float32")
     (conv(x) ** 2).mean().backward()
     wv = conv.weight.numpy().astype("float64")
