@@ -318,3 +318,24 @@ def test_tensor_attributes_and_buffers_are_read_at_each_call():
     np.testing.assert_allclose(static(x).numpy(), layer(x).numpy(), rtol=1e-6)
     layer.scale._array = layer.scale._array * 2          # updates are seen by the program
     np.testing.assert_allclose(static(x).numpy(), layer(x).numpy(), rtol=1e-6)
+
+
+def matches(x, mode):
+    match mode:
+        case "double":
+            if paddle.mean(x) > 0:
+                return x * 2.0
+            y = x
+        case {"shift": amount}:
+            y = x + amount
+        case _:
+            y = -x
+    return y
+
+
+def test_match_statement_cases_are_converted():
+    static = paddle.jit.to_static(matches)
+    for mode in ("double", {"shift": 3.0}, "other"):
+        for sign in (1.0, -1.0):
+            x = paddle.full([2], sign)
+            np.testing.assert_allclose(static(x, mode).numpy(), matches(x, mode).numpy())

@@ -23,7 +23,7 @@ import ast
 
 from .ast_build import (JST, NameGen, assign, const, function, jst_call, load, loc_string,
                         located, located_all, names_tuple, scope_decls, strings, thunk)
-from .names import annotate_liveness, modified_names
+from .names import annotate_liveness, modified_names, nested_bodies
 
 
 class BlockPass:
@@ -64,12 +64,8 @@ class BlockPass:
             elif isinstance(stmt, ast.For) and hasattr(stmt, "break_flag"):
                 out.extend(self._for(stmt, needed))
             else:
-                for field in ("body", "orelse", "finalbody"):
-                    if isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try, ast.AsyncFor)) \
-                            and hasattr(stmt, field):
-                        setattr(stmt, field, self._block(getattr(stmt, field), needed))
-                for handler in getattr(stmt, "handlers", []):
-                    handler.body = self._block(handler.body, needed)
+                for holder, field in nested_bodies(stmt):
+                    setattr(holder, field, self._block(getattr(holder, field), needed))
                 out.append(stmt)
         return out
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from .ast_build import NameGen, assign, const, jst_call, load, located, located_all, store
-from .names import SCOPES
+from .names import SCOPES, nested_bodies
 
 LOOPS = (ast.While, ast.For)
 
@@ -55,12 +55,10 @@ class LoopPass:
             if isinstance(stmt, LOOPS):
                 out.extend(self._loop(stmt))
                 continue
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith, ast.Try)) and \
-                        hasattr(stmt, field):
-                    setattr(stmt, field, self._block(getattr(stmt, field)))
-            for handler in getattr(stmt, "handlers", []):
-                handler.body = self._block(handler.body)
+            blocks = [(stmt, "body"), (stmt, "orelse")] if isinstance(stmt, ast.If) else \
+                nested_bodies(stmt)
+            for holder, field in blocks:
+                setattr(holder, field, self._block(getattr(holder, field)))
             out.append(stmt)
         return out
 
@@ -129,8 +127,7 @@ class _Lowering:
         return out
 
     def _nested(self, stmt: ast.stmt) -> None:
-        for field in ("body", "orelse", "finalbody"):
-            if hasattr(stmt, field):
-                setattr(stmt, field, self.block(getattr(stmt, field)))
-        for handler in getattr(stmt, "handlers", []):
-            handler.body = self.block(handler.body)
+        blocks = [(stmt, "body"), (stmt, "orelse")] if isinstance(stmt, ast.If) else \
+            nested_bodies(stmt)
+        for holder, field in blocks:
+            setattr(holder, field, self.block(getattr(holder, field)))

@@ -34,6 +34,19 @@ def walk_scope(node: ast.AST) -> Iterable[ast.AST]:
             todo.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
+def nested_bodies(stmt: ast.stmt) -> list[tuple[ast.AST, str]]:
+    """(holder, field) of each statement list of a ``with``, ``try`` or ``match`` statement
+    (those the passes walk into without converting the statement itself)."""
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [(stmt, "body")]
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        return [(stmt, "body")] + [(h, "body") for h in stmt.handlers] + \
+            [(stmt, "orelse"), (stmt, "finalbody")]
+    if isinstance(stmt, ast.Match):
+        return [(case, "body") for case in stmt.cases]
+    return []
+
+
 def _target_names(target: ast.AST, out: set[str]) -> None:
     if isinstance(target, ast.Name):
         out.add(target.id)
@@ -65,6 +78,10 @@ def bound_names(stmts: Iterable[ast.AST]) -> set[str]:
                 names.update((a.asname or a.name).split(".")[0] for a in node.names)
             elif isinstance(node, ast.NamedExpr):
                 _target_names(node.target, names)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                names.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                names.add(node.rest)
             elif isinstance(node, FUNCTIONS + (ast.ClassDef,)):
                 names.add(node.name)
     return names
@@ -160,6 +177,12 @@ def _stmt_live_in(stmt: ast.stmt, out: set[str]) -> set[str]:
         return stmt.live_in
     if isinstance(stmt, (ast.Return,)):
         return read_names(stmt)
+    if isinstance(stmt, ast.Match):                # no case may match: out flows through
+        result = read_names(stmt.subject) | out
+        for case in stmt.cases:
+            result |= read_names([case.pattern] + ([case.guard] if case.guard else []))
+            result |= live_in(case.body, out)
+        return result
     if isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
         # bodies may stop part-way (an exception): what they kill is not certain
         blocks = [stmt.body] + ([h.body for h in stmt.handlers] + [stmt.orelse, stmt.finalbody]

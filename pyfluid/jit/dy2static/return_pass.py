@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from .ast_build import NameGen, assign, const, jst_call, load, located, located_all
-from .names import walk_scope
+from .names import nested_bodies, walk_scope
 
 LOOPS = (ast.While, ast.For)
 
@@ -41,9 +41,8 @@ def _always_returns(stmts: list[ast.stmt]) -> bool:
 def _needs_transform(body: list[ast.stmt]) -> bool:
     """A ``return`` nested in an ``if`` or a loop (top-level ones return directly)."""
     return any(isinstance(s, (ast.If,) + LOOPS) and _returns_in([s]) or
-               isinstance(s, (ast.With, ast.Try)) and _needs_transform(
-                   s.body + getattr(s, "orelse", []) + getattr(s, "finalbody", []) +
-                   [x for h in getattr(s, "handlers", []) for x in h.body])
+               _needs_transform([x for holder, field in nested_bodies(s)
+                                 for x in getattr(holder, field)])
                for s in body)
 
 
@@ -115,14 +114,9 @@ class ReturnPass:
         elif isinstance(stmt, ast.If):
             stmt.body = self._block(stmt.body, in_loop)
             stmt.orelse = self._block(stmt.orelse, in_loop)
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            stmt.body = self._block(stmt.body, in_loop)
-        elif isinstance(stmt, ast.Try):
-            stmt.body = self._block(stmt.body, in_loop)
-            for handler in stmt.handlers:
-                handler.body = self._block(handler.body, in_loop)
-            stmt.orelse = self._block(stmt.orelse, in_loop)
-            stmt.finalbody = self._block(stmt.finalbody, in_loop)
+        else:
+            for holder, field in nested_bodies(stmt):
+                setattr(holder, field, self._block(getattr(holder, field), in_loop))
 
     def _return(self, stmt: ast.Return, in_loop: bool) -> list[ast.stmt]:
         value = stmt.value if stmt.value is not None else const(None)
