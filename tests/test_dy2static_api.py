@@ -175,7 +175,7 @@ def test_while_condition_that_never_changes_is_refused():
             print("never changes x")
         return x
 
-    with pytest.raises(ValueError, match="changes no variable"):
+    with pytest.raises(ValueError, match="assigns no variable"):
         paddle.jit.to_static(spin)(paddle.ones([2]))
 
 

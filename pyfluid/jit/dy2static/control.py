@@ -105,9 +105,10 @@ def _static_while(pred, cond_fn: Callable, body_fn: Callable, get_args: Callable
                   set_args: Callable, names: Sequence[str], location: str) -> None:
     from ...static.control_flow import while_loop
     if not names:
-        raise ValueError(f"the `while` loop at {location} has a Tensor condition but changes "
+        raise ValueError(f"the `while` loop at {location} has a Tensor condition but assigns "
                          "no variable that is used after it or in its condition, so it "
-                         "would never end")
+                         "would never end (a change made in place, like paddle.increment(i), "
+                         "is not seen: write i = i + 1)")
     loop_vars, holders = carried_values(get_args(), names, location)
     set_args(tuple(loop_vars))
     first = [pred]
