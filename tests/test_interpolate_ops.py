@@ -1,5 +1,5 @@
 """The *_interp_v2 ops against Paddle 2.6.2's own outputs and input gradients, recorded by
-tools/record_interp_26.py into tests/golden/interp_v2_paddle26.npz (every mode, both layouts,
+tools/paddle_references/record_interp_26.py into tests/golden/interp_v2_paddle26.npz (every mode, both layouts,
 align_corners/align_mode, and each way to give the size: attributes, OutSize, SizeTensor,
 Scale). Also the compile-time shapes and the errors."""
 import json

@@ -1,6 +1,6 @@
 """examples/unet_segmentation.py: its UNet's logits, loss and gradients equal Paddle 2.6's for
 one step from the same weights (tests/paddle_grads/unet_26.npz, recorded by
-tools/paddle_models/record_unet_grads.py), in eager and in static mode; and it trains (the
+tools/paddle_references/record_unet_grads.py), in eager and in static mode; and it trains (the
 loss goes down, pixels get classified) in both modes."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The vision APIs (interpolate/upsample, conv2d_transpose, conv3d, instance_norm, prelu, pad,
 max_pool2d with indices, the activations, and their layers) build the program Paddle 2.6.2
 builds: the same ops, variable names, attributes and inferred shapes (recorded by
-tools/record_vision_api_26.py from tests/vision_api_script.py); the functional outputs equal
+tools/paddle_references/record_vision_api_26.py from tests/vision_api_script.py); the functional outputs equal
 Paddle's in static and in eager mode."""
 import json
 from pathlib import Path

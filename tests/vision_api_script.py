@@ -1,5 +1,5 @@
 """One static-mode program using every vision API (functional and layers), built identically
-by Paddle 2.6.2 (tools/record_vision_api_26.py records its ops, variables and the functional
+by Paddle 2.6.2 (tools/paddle_references/record_vision_api_26.py records its ops, variables and the functional
 outputs) and by pyfluid (tests/test_vision_api.py compares). ``paddle`` is passed in, so this
 module imports neither framework."""
 import numpy as np

@@ -18,6 +18,8 @@ from ..framework.verify import verify
 from ..ops.types import VarType
 from . import manifest, paddle_desc
 from .errors import ModelFileError
+from .model_format import model_file, old_style_path, save_format
+from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json, program_to_json
 from .safe_read import PROGRAM_LIMIT, read_file
 from .variables import combined_bytes, commit, persistables, read_combined, read_separate
 
@@ -131,13 +133,16 @@ def _plain_var(var: Variable, block) -> Variable:
 # -- saving -----------------------------------------------------------------------------------
 def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, executor: Any,
                          **kwargs: Any) -> None:
-    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does,
-    plus the save manifest ``<path_prefix>.pdsha256``. Both files are computed first and then
-    replaced atomically: a failed or killed save leaves the previous files, or files that
-    loading refuses as a mix (see :mod:`.manifest`)."""
+    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does, or
+    with ``format="pir"`` (or ``FLAGS_enable_pir_api=1`` in the environment, Paddle 3's switch)
+    ``<path_prefix>.json`` as Paddle 3 does, plus the save manifest ``<path_prefix>.pdsha256``.
+    Both files are computed first and then replaced atomically: a failed or killed save leaves
+    the previous files, or files that loading refuses as a mix (see :mod:`.manifest`)."""
+    fmt = save_format(kwargs.get("format"))
     path_prefix = _normalize_path_prefix(path_prefix)
     os.makedirs(os.path.dirname(path_prefix), exist_ok=True)
-    model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+    model_path = path_prefix + (PIR_SUFFIX if fmt == "pir" else LEGACY_SUFFIX)
+    params_path = path_prefix + ".pdiparams"
     for path in (model_path, params_path):
         if os.path.isdir(path):
             raise ValueError(f"'{path}' is an existing directory.")
@@ -146,8 +151,7 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     program = _valid_program(kwargs.get("program"))
     program = normalize_program(program, feed_vars, fetch_vars,
                                 skip_prune_program=kwargs.get("skip_prune_program", False))
-    files = {model_path: program_to_bytes(
-        remove_training_info(program, kwargs.get("clip_extra", True)))}
+    files = {model_path: encode_program(program, fmt, kwargs.get("clip_extra", True))}
     variables = persistables(program)
     if variables:
         files[params_path] = combined_bytes(variables, global_scope())
@@ -157,11 +161,22 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     manifest.save_files(files)
 
 
+def encode_program(program: Program, fmt: str, clip_extra: bool = True) -> bytes:
+    """The model file of a normalized inference program (feed ops, ops, fetch ops)."""
+    plain = remove_training_info(program, clip_extra)
+    if fmt == "pir":
+        return program_to_json(plain)
+    return program_to_bytes(plain)
+
+
 def serialize_program(feed_vars: Any, fetch_vars: Any, **kwargs: Any) -> bytes:
-    """The ``.pdmodel`` bytes of the normalized inference program."""
+    """The ``.pdmodel`` bytes of the normalized inference program (PIR JSON with
+    ``format="pir"``, see :func:`save_format`)."""
     _check_vars("feed_vars", feed_vars)
     _check_vars("fetch_vars", fetch_vars)
     program = normalize_program(_valid_program(kwargs.get("program")), feed_vars, fetch_vars)
+    if save_format(kwargs.get("format")) == "pir":
+        return encode_program(program, "pir")
     return program_to_bytes(program)
 
 
@@ -181,7 +196,8 @@ def serialize_persistables(feed_vars: Any, fetch_vars: Any, executor: Any,
 
 # -- loading ----------------------------------------------------------------------------------
 def deserialize_program(data: bytes) -> Program:
-    """A Program from ``.pdmodel`` bytes; malformed bytes raise ModelFileError."""
+    """A Program from ``.pdmodel`` (or PIR ``.json``) bytes; malformed bytes raise
+    ModelFileError."""
     return _parse_program(data, "<bytes>")
 
 
@@ -220,11 +236,11 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
     if not os.path.isdir(dirname):
         raise ValueError(f"There is no directory named {dirname}")
     if not kwargs:
-        model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+        model_path, params_path = model_file(path_prefix), path_prefix + ".pdiparams"
     else:
-        model_path = _old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
-                                     ".pdmodel")
-        params_path = _old_style_path(path_prefix, kwargs.get("params_filename"), "",
+        model_path = old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
+                                     LEGACY_SUFFIX, PIR_SUFFIX)
+        params_path = old_style_path(path_prefix, kwargs.get("params_filename"), "",
                                       ".pdiparams")
         warnings.warn("The old way to load inference model is deprecated. model path: "
                       f"{model_path}, params path: {params_path}", stacklevel=3)
@@ -244,18 +260,18 @@ def _read_checked(path: str, limit: int | None = None) -> bytes:
     return data
 
 
-def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
-    if filename is None:
-        return os.path.join(folder, default)
-    path = os.path.join(folder, filename + suffix)
-    return path if os.path.exists(path) else os.path.join(folder, filename)
+def read_program_file(path: str) -> Program:
+    """The program of a model file (``.pdmodel`` or PIR ``.json``), checked like a load."""
+    return _parse_program(_read_checked(path, PROGRAM_LIMIT), path)
 
 
 def _parse_program(data: Any, source: str) -> Program:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected the bytes of a .pdmodel, got {type(data).__name__}")
     try:
-        program = program_from_bytes(bytes(data), source)
+        pir = source.endswith(PIR_SUFFIX) or is_pir_json(data)
+        program = (program_from_json(data, source) if pir
+                   else program_from_bytes(bytes(data), source))
         verify(program)
         _check_tensor_types(program)
         _check_attribute_values(program)

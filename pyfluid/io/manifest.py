@@ -26,7 +26,7 @@ from . import atomic
 from .errors import ModelFileError
 from .safe_read import read_file
 
-SUFFIXES = (".pdmodel", ".pdiparams", ".pdparams", ".pdopt")
+SUFFIXES = (".pdmodel", ".json", ".pdiparams", ".pdparams", ".pdopt")   # .json: Paddle 3 PIR
 SUFFIX = ".pdsha256"
 _LIMIT = 64 << 10
 _LINE = re.compile(r"^([0-9a-f]{64})  ([^/\n]+)$")

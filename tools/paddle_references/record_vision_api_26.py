@@ -1,6 +1,6 @@
 """Record what Paddle 2.6's vision APIs append in static mode, for tests/test_vision_api.py.
 
-    /path/to/paddle26/bin/python tools/record_vision_api_26.py tests/golden/vision_api_paddle26
+    /path/to/paddle26/bin/python tools/paddle_references/record_vision_api_26.py tests/golden/vision_api_paddle26
 
 builds tests/vision_api_script.py's program with Paddle and writes ``<out>.json`` (per op: type,
 input/output variable names, attributes without Paddle's extra ones; per variable: shape) and
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import vision_api_script  # noqa: E402
 
 COMMON = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",

@@ -2,7 +2,7 @@
 tests/test_unet_training.py to compare pyfluid's loss and gradients with (same weights, same
 batch). Run with a Python that has paddle 2.6 (never a pyfluid dependency):
 
-    PADDLE_PYTHON tools/paddle_models/record_unet_grads.py --out tests/paddle_grads/unet_26.npz
+    PADDLE_PYTHON tools/paddle_references/record_unet_grads.py --out tests/paddle_grads/unet_26.npz
 
 The example's own source runs here with ``import paddle`` in place of ``import pyfluid as
 paddle`` (so the model is the same code), in a small form: width 4, a batch of two 16 x 16

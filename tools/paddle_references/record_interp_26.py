@@ -2,7 +2,7 @@
 
 Run with a Paddle 2.6 interpreter (never a pyfluid dependency):
 
-    /path/to/paddle26/bin/python tools/record_interp_26.py tests/golden/interp_v2_paddle26.npz
+    /path/to/paddle26/bin/python tools/paddle_references/record_interp_26.py tests/golden/interp_v2_paddle26.npz
 
 Each case appends one *_interp_v2 op directly (so every input combination is covered: the
 scale/out_* attributes, OutSize, SizeTensor and Scale inputs, both layouts, align_corners and
