@@ -339,3 +339,22 @@ def test_match_statement_cases_are_converted():
         for sign in (1.0, -1.0):
             x = paddle.full([2], sign)
             np.testing.assert_allclose(static(x, mode).numpy(), matches(x, mode).numpy())
+
+
+def count_appended(x, n):
+    outs = []
+    for _ in range(n):
+        x = x + 1.0
+        outs.append(x)
+    return len(outs), outs[-1] if len(outs) else x
+
+
+def test_list_appended_in_a_tensor_loop_becomes_a_tensor_array():
+    static = paddle.jit.to_static(count_appended)
+    for n in (1, 3):
+        count, last = static(paddle.zeros([2]), paddle.to_tensor([n]))
+        assert count.numpy().item() == n
+        np.testing.assert_allclose(last.numpy(), [n, n])
+    program = next(iter(static._programs.values())).main_program
+    types = {op.type for block in program.blocks for op in block.ops}
+    assert {"write_to_array", "lod_array_length", "read_from_array"} <= types

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ...engine.tensor import Tensor
+from ...static.control_flow import ConditionalBlock, while_loop
+from ...tensor.logic import logical_not
 from .merge import branch_outputs, carried_values, merge_branches, patch_carried
 from .values import is_variable, to_bool
 
@@ -73,8 +75,6 @@ def _static_cond(pred, true_fn: Callable, false_fn: Callable) -> tuple:
     """Both branches built into ``conditional_block`` sub-blocks (true, then false under
     ``logical_not(pred)``), as ``paddle.static.nn.cond`` builds them; returns, per branch,
     the values with every Variable copied out to the enclosing block."""
-    from ...static.control_flow import ConditionalBlock
-    from ...tensor.logic import logical_not
     with ConditionalBlock([pred], is_scalar_condition=True).block():
         true_values = branch_outputs(true_fn())
     with ConditionalBlock([logical_not(pred)], is_scalar_condition=True).block():
@@ -103,7 +103,6 @@ def convert_while(cond_fn: Callable, body_fn: Callable, get_args: Callable,
 
 def _static_while(pred, cond_fn: Callable, body_fn: Callable, get_args: Callable,
                   set_args: Callable, names: Sequence[str], location: str) -> None:
-    from ...static.control_flow import while_loop
     if not names:
         raise ValueError(f"the `while` loop at {location} has a Tensor condition but assigns "
                          "no variable that is used after it or in its condition, so it "

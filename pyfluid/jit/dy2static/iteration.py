@@ -19,6 +19,12 @@ from typing import Any, Callable, Sequence
 
 from ...framework.variable import Variable
 from ...ops.types import VarType
+from ...static.control_flow import while_loop
+from ...tensor.array import array_length
+from ...tensor.attribute import shape
+from ...tensor.creation import full
+from ...tensor.manipulation import cast
+from ...tensor.math import minimum
 from .control import _condition, convert_ifelse
 from .merge import carried_values, patch_carried
 from .values import And, is_variable
@@ -26,7 +32,6 @@ from .values import And, is_variable
 
 def _int64(value: Any) -> Any:
     if is_variable(value) and value.dtype != VarType.INT64:
-        from ...tensor.manipulation import cast
         return cast(value, "int64")
     return value
 
@@ -37,7 +42,6 @@ def _dim0(var: Variable) -> Any:
         raise TypeError(f"iteration over a 0-D Tensor ({var.name})")
     if var.shape[0] >= 0:
         return var.shape[0]
-    from ...tensor.attribute import shape
     return _int64(shape(var)[0])
 
 
@@ -111,7 +115,6 @@ class ZipIter:
         return all(i.has(k) for i in self.inners)
 
     def length(self) -> Any:
-        from ...tensor.math import minimum
         lengths = [i.length() for i in self.inners]
         return functools.reduce(lambda a, b: minimum(a, b) if is_variable(a) or is_variable(b)
                                 else min(a, b), lengths)
@@ -188,8 +191,6 @@ def convert_for(iterator: Any, body_fn: Callable, not_broken: Callable | None,
 def _static_for(iterator: Any, body_fn: Callable, not_broken: Callable | None,
                 get_args: Callable, set_args: Callable, names: Sequence[str],
                 location: str) -> None:
-    from ...static.control_flow import while_loop
-    from ...tensor.creation import full
     length = iterator.length()
     loop_vars, holders = carried_values(get_args(), names, location)
     set_args(tuple(loop_vars))
@@ -214,7 +215,6 @@ def _static_for(iterator: Any, body_fn: Callable, not_broken: Callable | None,
 def convert_len(value: Any) -> Any:
     if is_variable(value):
         if value.type == VarType.LOD_TENSOR_ARRAY:
-            from ...tensor.array import array_length
             return array_length(value)
         return _dim0(value)
     return len(value)

@@ -23,6 +23,10 @@ from typing import Any, Sequence
 
 from ...framework.variable import Variable
 from ...ops.types import Meta, VarType, convert_dtype
+from ...static.control_flow import select_input
+from ...tensor.array import create_array
+from ...tensor.creation import assign, full
+from ...tensor.manipulation import cast
 from .values import UndefinedVar, is_variable
 
 _NUMBERS = (bool, int, float)
@@ -53,7 +57,6 @@ def branch_outputs(values: Any) -> Any:
             parent._find_var_recursive(values.name) is not None:
         return values
     copy = parent.create_var(dtype=values.dtype, shape=values.shape, type=values.type)
-    from ...tensor.creation import assign
     assign(values, copy)
     if Placeholder.holds(values):
         copy._d2s_placeholder = True
@@ -75,12 +78,10 @@ class _Merger:
 
     def mask(self):
         if self._mask is None:                 # one cast shared by every output, as Paddle's
-            from ...tensor.manipulation import cast
             self._mask = cast(self.pred, "int32")
         return self._mask
 
     def select(self, true_var, false_var):
-        from ...static.control_flow import select_input
         with warnings.catch_warnings():
             if Placeholder.holds(true_var) or Placeholder.holds(false_var):
                 # a loop's placeholder has its real shape only once the body is built
@@ -122,7 +123,6 @@ class _Merger:
 
 def _constant(value: Any, like: Variable | None) -> Variable:
     """A Python number as a constant Variable (of ``like``'s dtype and rank when given)."""
-    from ...tensor.creation import full
     if like is not None:
         return full([1] * len(like.shape), value, like.dtype)
     dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) \
@@ -143,7 +143,6 @@ class Placeholder:
     constant whose dtype and shape are set to the body's value once the body is built."""
 
     def __init__(self):
-        from ...tensor.creation import full
         self.var = full([1], 0.0, "float32")
         self.var._d2s_placeholder = True
         self.op = self.var.block.ops[-1]
@@ -163,7 +162,6 @@ class Placeholder:
 def carried_values(values: tuple, names: Sequence[str], location: str
                    ) -> tuple[list, dict[int, Placeholder]]:
     """The loop variables, and the placeholders among them by position."""
-    from ...tensor.creation import assign
     out, holders = [], {}
     for value, name in zip(values, names):
         if isinstance(value, UndefinedVar):
@@ -174,7 +172,6 @@ def carried_values(values: tuple, names: Sequence[str], location: str
         elif isinstance(value, _NUMBERS):
             out.append(_constant(value, None))
         elif isinstance(value, list) and all(is_variable(v) for v in value):
-            from ...tensor.array import create_array
             dtype = value[0].dtype if value else "float32"
             out.append(create_array(dtype, initialized_list=value))
         else:

@@ -10,6 +10,8 @@ from typing import Any, Callable
 from ...engine.tensor import Tensor
 from ...framework.variable import Variable
 from ...ops.types import VarType
+from ...tensor.logic import logical_and, logical_not, logical_or
+from ...tensor.manipulation import cast
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
             ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
@@ -66,7 +68,6 @@ def return_value(value: Any) -> Any:
 def to_bool(value: Variable) -> Variable:
     """A Tensor used as a condition, as bool (Paddle's ``cast_bool_if_necessary``)."""
     if value.dtype != VarType.BOOL:
-        from ...tensor.manipulation import cast
         value = cast(value, "bool")
     return value
 
@@ -79,7 +80,6 @@ def And(x_fn: Callable, y_fn: Callable) -> Any:
     y = y_fn()
     if not is_variable(y):
         return x if y else y
-    from ...tensor.logic import logical_and
     return logical_and(to_bool(x), to_bool(y))
 
 
@@ -91,13 +91,11 @@ def Or(x_fn: Callable, y_fn: Callable) -> Any:
     y = y_fn()
     if not is_variable(y):
         return y if y else x
-    from ...tensor.logic import logical_or
     return logical_or(to_bool(x), to_bool(y))
 
 
 def Not(x: Any) -> Any:
     if is_variable(x):
-        from ...tensor.logic import logical_not
         return logical_not(to_bool(x))
     return not x
 
