@@ -6,7 +6,14 @@ variable on both sides of each pair, and that variable
 
 * lives in the scope (persistable, not fed);
 * has no value that may share its buffer (a view of it, a py_func result) read after the op
-  or fetched.
+  or fetched;
+
+and no op after it may raise (``OpDef.never_raises``; folded constants do not run). So a run
+that fails has changed nothing in the scope: an update before a fallible op runs its pure
+kernel, and every persistable is written back only when the last op has run (all-or-nothing
+runs; docs/design.md). With the default passes the updates follow their gradients (early, for
+memory), and the grad ops of a training step are declared ``never_raises``, so the updates of
+ordinary programs still run in place.
 
 Buffer reuse of temporaries (Paddle's buffer-reuse pass, ``BuildStrategy.reuse_buffers``;
 ``Out="X"``, different names): the op writes its result into the buffer of its input ``x``
@@ -42,11 +49,16 @@ def inplace_ops(ops: list, fed: Iterable[str], fetched: Iterable[str],
     with those choices (``reuse_buffers``: also reuse temporaries; ``constants``: values
     bound to arrays that outlive a run)."""
     fed, fetched = set(fed), set(fetched)
+    constants = set(constants)
     value_last, any_last = last_reads(ops)
+    last_fallible = max((i for i, op in enumerate(ops) if not opdef_of(op).never_raises and not (
+        op.output_arg_names and set(op.output_arg_names) <= constants)), default=-1)
     writers = Counter(n for op in ops for n in op.output_arg_names if n != EMPTY_VAR)
     sharing = BufferSharing(is_persistable, constants)
 
     def updates_in_place(index: int, pairs: list) -> bool:
+        if index < last_fallible:
+            return False
         for x, _ in pairs:
             if x in fed or not is_persistable(x):
                 return False

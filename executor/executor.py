@@ -1,6 +1,7 @@
 """The Executor: runs a Program's global block against a Scope."""
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import OrderedDict
 from typing import Any
@@ -27,13 +28,15 @@ class Executor:
 
     A plan (the block compiled to one Python function) is built once per program version,
     feed names and fetch names, and reused; temporaries live only inside a run, persistable
-    variables in the scope."""
+    variables in the scope. The caches are shared by threads that run through one Executor
+    (one lock; plans themselves keep no state between runs)."""
 
     def __init__(self, place: Any = None):
         self.place = place if place is not None else CPUPlace()
         self._plans: OrderedDict = OrderedDict()
-        self._io_targets: dict = {}
+        self._io_targets: OrderedDict = OrderedDict()
         self._pruned_programs: OrderedDict = OrderedDict()
+        self._lock = threading.RLock()
         self._closed = False
 
     @property
@@ -83,12 +86,12 @@ class Executor:
 
     def _pruned(self, program: Program, feed: Any, fetch_list: Any, optimize_ops: list) -> Program:
         key = auto_prune.cache_key(program, feed, fetch_list, optimize_ops)
-        pruned = self._pruned_programs.get(key)
-        if pruned is None:
-            pruned = self._pruned_programs[key] = self._prune_program(program, feed, fetch_list,
-                                                                      optimize_ops)
-            while len(self._pruned_programs) > _PLAN_CACHE_SIZE:
-                self._pruned_programs.popitem(last=False)
+        with self._lock:
+            pruned = self._pruned_programs.get(key)
+            if pruned is None:
+                pruned = self._pruned_programs[key] = self._prune_program(
+                    program, feed, fetch_list, optimize_ops)
+                _bound(self._pruned_programs)
         return pruned
 
     @classmethod
@@ -99,31 +102,40 @@ class Executor:
     def _io_ops(self, program: Program) -> tuple[list[str], list[str]]:
         """Targets of the program's own feed and fetch ops (scanned once per version)."""
         key = (program._id, program._version)
-        if self._io_targets.get("key") != key:
-            block = program.global_block()
-            self._io_targets = {"key": key,
-                                "value": (feed_op_targets(block), fetch_op_targets(block))}
-        return self._io_targets["value"]
+        with self._lock:
+            targets = self._io_targets.get(key)
+            if targets is None:
+                block = program.global_block()
+                targets = self._io_targets[key] = (feed_op_targets(block),
+                                                   fetch_op_targets(block))
+                _bound(self._io_targets)
+        return targets
 
     def _plan(self, program: Program, feed_names: tuple, fetch: tuple,
               strategy: BuildStrategy | None = None) -> Plan:
         key = (program._id, program._version, feed_names, fetch,
                strategy._key() if strategy is not None else None)
         plan = self._plans.get(key)
-        if plan is None:
-            if not program.global_block().ops and program is default_main_program():
-                warnings.warn("Now you are using default_main_program, but there are no operators "
-                              "in the program to be executed. Please ensure you create model "
-                              "correctly or you can pass the Program or the CompiledProgram "
-                              "manually.", stacklevel=3)
-            lowered = lower_collectives(program)      # overlapped gradient all-reduces
-            optimized = apply_passes(lowered, strategy, feed_names, fetch)   # graph passes
-            strategy = strategy or DEFAULT_STRATEGY
-            plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
-                                           reuse_buffers=strategy.reusing_buffers(),
-                                           checks=strategy.checking())
-            while len(self._plans) > _PLAN_CACHE_SIZE:
-                self._plans.popitem(last=False)
+        if plan is not None:
+            return plan
+        with self._lock:
+            return self._plans.get(key) or self._build_plan(key, program, feed_names, fetch,
+                                                             strategy)
+
+    def _build_plan(self, key: tuple, program: Program, feed_names: tuple, fetch: tuple,
+                    strategy: BuildStrategy | None) -> Plan:
+        if not program.global_block().ops and program is default_main_program():
+            warnings.warn("Now you are using default_main_program, but there are no operators "
+                          "in the program to be executed. Please ensure you create model "
+                          "correctly or you can pass the Program or the CompiledProgram "
+                          "manually.", stacklevel=4)
+        lowered = lower_collectives(program)      # overlapped gradient all-reduces
+        optimized = apply_passes(lowered, strategy, feed_names, fetch)   # graph passes
+        strategy = strategy or DEFAULT_STRATEGY
+        plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
+                                       reuse_buffers=strategy.reusing_buffers(),
+                                       checks=strategy.checking())
+        _bound(self._plans)
         return plan
 
 
@@ -152,3 +164,9 @@ def _results(values: tuple, shared: list, return_numpy: bool) -> list:
         seen.add(id(array))
         out.append(array if return_numpy else LoDTensor(array))
     return out
+
+
+def _bound(cache: OrderedDict) -> None:
+    """Drop the oldest entries of a cache over its size."""
+    while len(cache) > _PLAN_CACHE_SIZE:
+        cache.popitem(last=False)

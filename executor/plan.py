@@ -48,6 +48,7 @@ from .frames import Frame
 
 _plan_ids = itertools.count()
 _ROOT = 0       # the frame tag of block 0
+_FOLD_LIMIT = 1 << 16   # elements: larger constants are made by the run, not held by plans
 # names of the generated function's globals and parameters: never used for a variable's local
 _RESERVED = re.compile(r"(k|chk|folded)\d+(_\d+)?|c\d+(_\d+){1,2}|_own|_|H|W|F|run|_total\d+|"
                        r"_op\d+|"
@@ -162,10 +163,13 @@ class Plan:
         return var is not None and var.persistable
 
     def _folds(self, op, opdef) -> bool:
-        """A constant op (fill_constant without tensor inputs, writing a temporary): computed
-        once, at compile time."""
+        """A small constant op (fill_constant without tensor inputs, writing a temporary):
+        computed once, at compile time. A large one is left to the run, so a plan never holds
+        big arrays (the cache keeps 64 plans) nor allocates them before the first run."""
+        shape = op.attrs.get("shape") or ()
         return (opdef.foldable and not op.input_arg_names and len(op.output_arg_names) == 1
-                and not self._is_persistable(op.output_arg_names[0]))
+                and not self._is_persistable(op.output_arg_names[0])
+                and all(d >= 0 for d in shape) and math.prod(shape) <= _FOLD_LIMIT)
 
     def _build(self) -> None:
         constants = [op.output_arg_names[0] for op in self.ops
@@ -300,8 +304,11 @@ class Plan:
         if not self._folds(op, opdef):
             return None
         name = f"folded{key}"
-        self.namespace[name] = value = kernel(
-            *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        try:
+            self.namespace[name] = value = kernel(
+                *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
+        except Exception as exc:  # noqa: BLE001 - reported with the op, as a run's errors are
+            raise plan_errors.op_failure(exc, op, "(none)", "folding the constant") from exc
         out = op.output_arg_names[0]
         if self.checks:                                             # checked once, now
             plan_errors.output_check(where, op, opdef, [out])(

@@ -64,11 +64,16 @@ def explain(plan, exc: Exception) -> Exception:
             desc = (f"{value.dtype}{list(value.shape)}" if hasattr(value, "shape")
                     else "None" if value is None else type(value).__name__)
             shapes.append(f"{slot}={name}: {desc}")
+    return op_failure(exc, op, ", ".join(shapes) or "(none)")
+
+
+def op_failure(exc: Exception, op, inputs: str, doing: str = "running") -> ExecutionError:
+    """``exc`` raised by ``op``'s kernel, with the op's printed line, inputs and origin."""
     return ExecutionError(
         f"{type(exc).__name__}: {exc}\n"
-        f"  while running op #{op.idx} in block {op.block.idx}:\n"
+        f"  while {doing} op #{op.idx} in block {op.block.idx}:\n"
         f"  {str(op).strip()}\n"
-        f"  inputs: {', '.join(shapes) or '(none)'}\n"
+        f"  inputs: {inputs}\n"
         f"  op built at: {op.site}{fused_note(op)}")
 
 

@@ -46,7 +46,7 @@ def relu_into_x(x):
     return relu_kernel(x)
 
 
-@relu.def_grad(exact=True)
+@relu.def_grad(exact=True, never_raises=True)
 def relu_grad(out, dout):
     return dout * (out > 0)
 
@@ -55,7 +55,7 @@ tanh = register_op("tanh", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
 tanh.def_kernel(np.tanh)
 
 
-@tanh.def_grad
+@tanh.def_grad(never_raises=True)
 def tanh_grad(out, dout):
     return dout * (1 - out * out)
 
@@ -70,7 +70,7 @@ def sigmoid_kernel(x):
     return one / (one + np.exp(-x))
 
 
-@sigmoid.def_grad
+@sigmoid.def_grad(never_raises=True)
 def sigmoid_grad(out, dout):
     return dout * out * (1 - out)
 
@@ -88,7 +88,7 @@ def gelu_kernel(x, *, approximate):
     return half * x * (1 + erf(x * x.dtype.type(np.sqrt(0.5))))
 
 
-@gelu.def_grad
+@gelu.def_grad(never_raises=True)
 def gelu_grad(x, dout, *, approximate):
     half = x.dtype.type(0.5)
     if approximate:
@@ -111,7 +111,7 @@ def hard_swish_kernel(x, *, threshold, scale, offset):
     return x * np.clip(x + t(offset), t(0), t(threshold)) / t(scale)
 
 
-@hard_swish.def_grad
+@hard_swish.def_grad(never_raises=True)
 def hard_swish_grad(x, dout, *, threshold, scale, offset):
     t = x.dtype.type
     shifted = x + t(offset)
@@ -129,7 +129,7 @@ def leaky_relu_kernel(x, *, alpha):
     return np.where(x > 0, x, x * x.dtype.type(alpha))
 
 
-@leaky_relu.def_grad
+@leaky_relu.def_grad(never_raises=True)
 def leaky_relu_grad(x, dout, *, alpha):
     return np.where(x > 0, dout, dout * dout.dtype.type(alpha))
 
@@ -143,7 +143,7 @@ def relu6_kernel(x, *, threshold):
     return np.clip(x, x.dtype.type(0), x.dtype.type(threshold))
 
 
-@relu6.def_grad
+@relu6.def_grad(never_raises=True)
 def relu6_grad(out, dout, *, threshold):
     return dout * ((out > 0) & (out < out.dtype.type(threshold)))
 
@@ -157,7 +157,7 @@ def hard_sigmoid_kernel(x, *, slope, offset):
     return np.clip(x * t(slope) + t(offset), t(0), t(1))
 
 
-@hard_sigmoid.def_grad
+@hard_sigmoid.def_grad(never_raises=True)
 def hard_sigmoid_grad(out, dout, *, slope):
     return dout * ((out > 0) & (out < 1)) * dout.dtype.type(slope)
 
@@ -171,7 +171,7 @@ def silu_kernel(x):
     return x * sigmoid_kernel(x)
 
 
-@silu.def_grad
+@silu.def_grad(never_raises=True)
 def silu_grad(x, dout):
     s = sigmoid_kernel(x)
     return dout * s * (1 + x * (1 - s))
@@ -185,7 +185,7 @@ def swish_kernel(x, *, beta):
     return x * sigmoid_kernel(x * x.dtype.type(beta))
 
 
-@swish.def_grad
+@swish.def_grad(never_raises=True)
 def swish_grad(x, dout, *, beta):
     b = x.dtype.type(beta)
     s = sigmoid_kernel(b * x)
@@ -202,7 +202,7 @@ def elu_kernel(x, *, alpha):
     return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
 
 
-@elu.def_grad
+@elu.def_grad(never_raises=True)
 def elu_grad(x, out, dout, *, alpha):
     return np.where(x > 0, dout, dout * (out + x.dtype.type(alpha)))
 
@@ -224,7 +224,7 @@ def softmax_kernel(x, *, axis):
     return _softmax(x, normalize_axis(axis, x.ndim))
 
 
-@softmax.def_grad
+@softmax.def_grad(never_raises=True)
 def softmax_grad(out, dout, *, axis):
     axis = normalize_axis(axis, out.ndim)
     return out * (dout - axis_reduce(dout * out, np.add, axis))
@@ -241,7 +241,7 @@ def log_softmax_kernel(x, *, axis):
     return shifted - np.log(axis_reduce(np.exp(shifted), np.add, axis))
 
 
-@log_softmax.def_grad
+@log_softmax.def_grad(never_raises=True)
 def log_softmax_grad(out, dout, *, axis):
     axis = normalize_axis(axis, out.ndim)
     return dout - np.exp(out) * axis_reduce(dout, np.add, axis)

@@ -60,7 +60,7 @@ def fill_constant_kernel(value_tensor=None, shape_tensor=None, shape_list=None, 
 fill_any_like = register_op(
     "fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1},
     infer_shape=lambda x, *, dtype, **_: Meta(x.shape, x.dtype if dtype == -1 else VarType(dtype)),
-    differentiable=False)
+    differentiable=False, never_raises=True)
 
 
 @fill_any_like.def_kernel

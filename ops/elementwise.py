@@ -44,11 +44,11 @@ def _elementwise(op_type, fn, grad=None, uses_out=False, shape_only=(), inplace=
             return fn(x, y, out=x) if fits_into_x(x, y, axis) else kernel(x, y, axis=axis)
 
     if uses_out:
-        @op.def_grad(exact=True)
+        @op.def_grad(exact=True, never_raises=True)
         def rule_with_out(x, y, out, dout, *, axis):
             return grads(x, y, out, dout, axis)
     elif grad is not None:
-        @op.def_grad(exact=True, shape_only=shape_only)
+        @op.def_grad(exact=True, shape_only=shape_only, never_raises=True)
         def rule(x, y, dout, *, axis):
             return grads(x, y, None, dout, axis)
     return op

@@ -40,7 +40,7 @@ def mul_kernel(x, y, *, x_num_col_dims, y_num_col_dims):
     return (x2 @ y2).reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
 
-@mul.def_grad(exact=True)
+@mul.def_grad(exact=True, never_raises=True)
 def mul_grad(x, y, dout, *, x_num_col_dims, y_num_col_dims, wanted=(True, True)):
     if x.ndim == 2 and y.ndim == 2:
         x2, y2, d2 = x, y, dout
@@ -95,7 +95,7 @@ def matmul_v2_fast(*, trans_x, trans_y):
     return np.matmul if not trans_x and not trans_y else None
 
 
-@matmul_v2.def_grad
+@matmul_v2.def_grad(never_raises=True)
 def matmul_v2_grad(x, y, dout, *, trans_x, trans_y, wanted=(True, True)):
     # 1-D operands ignore trans_* (as in the forward) and act as a row / a column.
     a = _t(x) if trans_x and x.ndim >= 2 else x
@@ -185,7 +185,7 @@ def bmm_kernel(x, y):
     return np.matmul(x, y)
 
 
-@bmm.def_grad(exact=True)
+@bmm.def_grad(exact=True, never_raises=True)
 def bmm_grad(x, y, dout, *, wanted=(True, True)):
     dx = np.matmul(dout, y.swapaxes(1, 2)) if wanted[0] else None
     dy = np.matmul(x.swapaxes(1, 2), dout) if wanted[1] else None

@@ -102,7 +102,7 @@ def swce_kernel(logits, label, *, soft_label, use_softmax, ignore_index, axis):
     return softmax, loss.astype(logits.dtype, copy=False)
 
 
-@swce.def_grad
+@swce.def_grad(never_raises=True)
 def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, axis):
     ax = normalize_axis(axis, softmax.ndim)
     if soft_label:
@@ -151,7 +151,7 @@ def cross_entropy_kernel(x, label, *, soft_label, ignore_index):
     return -np.where(onehot, log_p, 0).sum(axis=-1, keepdims=True)
 
 
-@cross_entropy.def_grad
+@cross_entropy.def_grad(never_raises=True)
 def cross_entropy_grad(x, label, dy, *, soft_label, ignore_index):
     if soft_label:
         return -dy * label / x, None

@@ -12,7 +12,7 @@ from .types import Meta
 # -- scale --------------------------------------------------------------------------------------
 scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
                     attrs={"scale": 1.0, "bias": 0.0, "bias_after_scale": True},
-                    no_grad=["ScaleTensor"],
+                    no_grad=["ScaleTensor"], never_raises=True,
                     infer_shape=lambda x, scale_tensor=None, **_: x)
 
 
@@ -58,7 +58,7 @@ def scale_fast(*, scale, bias, bias_after_scale):
     return kernel
 
 
-@scale.def_grad
+@scale.def_grad(never_raises=True)
 def scale_grad(scaletensor, dout, *, scale):
     s = scaletensor.reshape(()) if scaletensor is not None else scale
     return dout * dout.dtype.type(s), None
@@ -74,7 +74,7 @@ def _unary(op_type: str, kernel, **kwargs):
 square = _unary("square", np.square)
 
 
-@square.def_grad
+@square.def_grad(never_raises=True)
 def square_grad(x, dout):
     return dout * (x + x)
 
@@ -82,7 +82,7 @@ def square_grad(x, dout):
 sqrt = _unary("sqrt", np.sqrt)
 
 
-@sqrt.def_grad
+@sqrt.def_grad(never_raises=True)
 def sqrt_grad(out, dout):
     return dout * out.dtype.type(0.5) / out
 
@@ -90,7 +90,7 @@ def sqrt_grad(out, dout):
 exp = _unary("exp", np.exp)
 
 
-@exp.def_grad
+@exp.def_grad(never_raises=True)
 def exp_grad(out, dout):
     return dout * out
 
@@ -98,7 +98,7 @@ def exp_grad(out, dout):
 log = _unary("log", np.log)
 
 
-@log.def_grad
+@log.def_grad(never_raises=True)
 def log_grad(x, dout):
     return dout / x
 
@@ -106,7 +106,7 @@ def log_grad(x, dout):
 abs_op = _unary("abs", np.abs)
 
 
-@abs_op.def_grad
+@abs_op.def_grad(never_raises=True)
 def abs_grad(x, dout):
     return dout * np.sign(x)
 
@@ -240,7 +240,7 @@ def cumsum_grad(x, dout, *, axis, flatten, exclusive, reverse):
 # -- sum (paddle.add_n) ----------------------------------------------------------------------
 sum_op = register_op("sum", inputs=["X*"], outputs=["Out"],
                      extra_attrs={"use_mkldnn": False, "mkldnn_data_type": "float32"},
-                     infer_shape=lambda xs, **_: xs[0])
+                     infer_shape=lambda xs, **_: xs[0], never_raises=True)
 
 
 @sum_op.def_kernel

@@ -36,7 +36,7 @@ def _result(param, master, new_value):
 # -- sgd -----------------------------------------------------------------------------------------
 sgd = register_op("sgd", inputs=["Param", "LearningRate", "Grad", "MasterParam?"],
                   outputs=["ParamOut", "MasterParamOut?"], attrs={"multi_precision": False},
-                  differentiable=False, infer_shape=_like_inputs(0, 3))
+                  differentiable=False, infer_shape=_like_inputs(0, 3), never_raises=True)
 
 
 @sgd.def_kernel
@@ -60,7 +60,7 @@ momentum = register_op(
     outputs=["ParamOut", "VelocityOut", "MasterParamOut?"],
     attrs={"mu": 0.9, "use_nesterov": False, "regularization_method": "",
            "regularization_coeff": 0.0, "multi_precision": False, "rescale_grad": 1.0},
-    differentiable=False, infer_shape=_like_inputs(0, 2, 4))
+    differentiable=False, infer_shape=_like_inputs(0, 2, 4), never_raises=True)
 
 
 @momentum.def_kernel
@@ -155,7 +155,7 @@ def _adam_update(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_
 
 
 adam = register_op("adam", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, attrs=_ADAM_ATTRS,
-                   differentiable=False, infer_shape=_adam_shape)
+                   differentiable=False, infer_shape=_adam_shape, never_raises=True)
 
 
 @adam.def_kernel
@@ -172,7 +172,7 @@ def adam_inplace(*inputs, beta1, beta2, epsilon, use_global_beta_pow):
 
 adamw = register_op("adamw", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS,
                     attrs={**_ADAM_ATTRS, "lr_ratio": 1.0, "coeff": 0.01, "with_decay": False},
-                    differentiable=False, infer_shape=_adam_shape)
+                    differentiable=False, infer_shape=_adam_shape, never_raises=True)
 
 
 @adamw.def_kernel

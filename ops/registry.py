@@ -71,7 +71,7 @@ class OpDef:
                  views_input: bool = False, foldable: bool = False,
                  extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
                  may_alias: bool = False, reads_outputs: Sequence[str] = (),
-                 runtime_shaped: Sequence[str] = ()):
+                 runtime_shaped: Sequence[str] = (), never_raises: bool = False):
         self.type = type
         self.inputs = tuple(parse_slot(s) for s in inputs)
         self.outputs = mark_extra(type, tuple(parse_slot(s) for s in outputs), extra_outputs)
@@ -92,6 +92,10 @@ class OpDef:
         # inputs: ops that update a container (write_to_array) or leave outputs as they were
         self.reads_outputs = tuple(reads_outputs)
         self.runtime_shaped = frozenset(runtime_shaped)   # output slots checks leave alone
+        # the kernel cannot raise on inputs an earlier, successful op of the program produced
+        # (arithmetic on consistent shapes: no data-dependent checks, no user code). Updates
+        # run in place only after the last op that may raise, so a failed run changes nothing
+        self.never_raises = never_raises
         # -- what its outputs may share a buffer with (all aliasing facts, one object)
         self.aliasing = declared_aliasing(self.inputs, views_input, fresh_outputs, may_alias)
         # -- its gradient
@@ -147,17 +151,19 @@ class OpDef:
         return fn
 
     def def_grad(self, fn: Callable | None = None, *, exact: bool = False,
-                 shape_only: Sequence[str] = ()) -> Callable:
+                 shape_only: Sequence[str] = (), never_raises: bool = False) -> Callable:
         """Declare the grad rule (``@op.def_grad``). ``@op.def_grad(exact=True)`` promises that
         the rule already returns one gradient per *differentiable* input slot, each with its
         input's shape: the derived grad op then runs the rule itself, without the generic
         wrapper (used for the ops on every training step's hot path). ``shape_only`` names
         forward slots (``"x"`` or ``"X"``) the rule reads only for their shape and dtype (Paddle's
-        no-need-buffer inputs): the Executor may overwrite such a value before the grad op runs."""
+        no-need-buffer inputs): the Executor may overwrite such a value before the grad op runs.
+        ``never_raises``: the grad op's (see ``OpDef.never_raises``)."""
         def declare(rule: Callable) -> Callable:
             self.grad_fn = rule
             grad_def = _derive_grad_op(self, rule, exact)
             grad_def.shape_only = _shape_only_slots(grad_def, shape_only)
+            grad_def.never_raises = never_raises
             register(grad_def)
             return rule
         return declare(fn) if fn is not None else declare
