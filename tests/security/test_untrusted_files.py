@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
-from pyfluid.executor import Scope, global_scope, scope_guard
+from pyfluid.executor import global_scope
 from pyfluid.framework import ProgramError
 from pyfluid.framework.desc_reader import MEMORY_FACTOR, MEMORY_SLACK
 from pyfluid.framework.program import program_from_bytes
