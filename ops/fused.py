@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .activation import relu_in_place
 from .common import broadcast_pair, elementwise_shape, fits_into_x
 from .registry import register_op
 from .types import AttrType, Meta
@@ -60,7 +61,7 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     if bias is not None:
         out += bias.reshape(-1)
     if activation_type == "relu":
-        np.maximum(out, out.dtype.type(0), out=out)
+        relu_in_place(out)
     return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
 
 
@@ -99,7 +100,7 @@ def fused_elemwise_activation_kernel(x, y, *, axis, save_intermediate_out, funct
     out = binary(*broadcast_pair(x, y, axis))
     if save_intermediate_out or not isinstance(out, np.ndarray):   # 0-d inputs give scalars
         return np.maximum(out, out.dtype.type(0)), out
-    np.maximum(out, out.dtype.type(0), out=out)
+    relu_in_place(out)
     return out, None
 
 
@@ -111,5 +112,5 @@ def fused_elemwise_activation_into_x(x, y, *, axis, save_intermediate_out, funct
         return fused_elemwise_activation_kernel(x, y, axis=axis, functor_list=functor_list,
                                                 save_intermediate_out=save_intermediate_out)
     _compound(functor_list)[1](x, y, out=x)
-    np.maximum(x, x.dtype.type(0), out=x)
+    relu_in_place(x)
     return x, None
