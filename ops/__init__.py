@@ -6,7 +6,7 @@ from . import (  # noqa: F401
     linalg, logic, loss, manipulation, math, metric, norm, optimizer, pool, py_func, random,
     reduce, search, slicing)
 from . import attribute, einsum, rnn  # noqa: F401
-from . import double_grad, fused  # noqa: F401
+from . import double_grad, fused, fused_conv  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
 from .types import AttrType, Meta, VarType, convert_dtype
