@@ -222,7 +222,7 @@ class Im2col:
 # -- choosing a kernel per layer shape ---------------------------------------------------------
 # Winograd F(m x m) pays while its products are at most this share of im2col's (measured:
 # F(2x2) wins from about 0.65 down, F(4x4)'s heavier transforms need larger maps)
-_WINOGRAD_WORK = {2: 0.7, 4: 0.5}
+_WINOGRAD_WORK = {2: 0.7, 4: 0.35}
 
 
 def winograd_tile(geo: ConvGeometry) -> int:

@@ -5,6 +5,7 @@ import os
 
 PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fold_conv_bn", "fuse_conv",
               "conv_winograd", "fuse_fc", "fuse_elementwise_act")
+_NEED_HOISTING = ("fold_conv_bn", "conv_winograd")
 
 
 class BuildStrategy:
@@ -45,9 +46,12 @@ class BuildStrategy:
         self.fuse_elementwise_act = bool(value)
 
     def enabled_passes(self) -> tuple[str, ...]:
+        """The passes to run; fold_conv_bn and conv_winograd need ``hoist_invariants`` (their
+        parameter-only ops would otherwise run on every run)."""
         if not self.enable_passes:
             return ()
-        return tuple(name for name in PASS_NAMES if getattr(self, name))
+        return tuple(name for name in PASS_NAMES if getattr(self, name)
+                     and (name not in _NEED_HOISTING or self.hoist_invariants))
 
     def reusing_buffers(self) -> bool:
         return bool(self.enable_passes and self.reuse_buffers)

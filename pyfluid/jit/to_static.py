@@ -22,7 +22,9 @@ from ..engine.tensor import EagerParameter, Tensor
 from ..executor import CPUPlace, Executor, Scope
 from ..framework import Program, program_guard, unique_name
 from ..framework.context import disable_static, enable_static, in_dynamic_mode
+from ..framework.passes import BuildStrategy
 from ..framework.variable import Variable
+from ..static import CompiledProgram
 from ..static.input_spec import InputSpec
 
 
@@ -37,6 +39,11 @@ class ConcreteProgram:
         self.outputs = outputs
         self.structure = structure         # None: one output; else "tuple"/"list"
         self.parameters = parameters       # name -> EagerParameter
+        # values computed from parameters alone are not kept between calls: the eager
+        # optimizer updates the parameters' arrays in place, unseen by the Executor
+        strategy = BuildStrategy()
+        strategy.hoist_invariants = False
+        self.compiled = CompiledProgram(program, build_strategy=strategy)
 
     def scope(self) -> Scope:
         """A scope holding the current values of the parameters."""
@@ -139,7 +146,7 @@ class StaticFunction:
         concrete = self.get_concrete_program(*specs)
         feed = {var.name: _array(a) for var, a in zip(concrete.inputs,
                                                       [a for a in args if _is_input(a)])}
-        values = self._executor.run(concrete.main_program, feed=feed,
+        values = self._executor.run(concrete.compiled, feed=feed,
                                     fetch_list=concrete.outputs, scope=concrete.scope())
         tensors = [Tensor._wrap(np.asarray(v)) for v in values]
         if concrete.structure is None:
