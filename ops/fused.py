@@ -3,7 +3,9 @@ inference ``fc`` (mul/matmul + bias add + optional relu) and ``fused_elemwise_ac
 
 Their kernels compute exactly what the chains compute, in the same order, but write the
 bias add and the activation into the product's fresh buffer instead of new arrays; the
-results are bit-identical. They have no gradient: the passes run after backward is built.
+results are bit-identical. The passes run after backward is built; ``fc`` also has a
+gradient (Paddle's has none) because eager ``F.linear`` runs it, as Paddle's dygraph runs
+its fused ``linear`` kernel: one op and one backward step per layer.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ fc = register_op(
                  "use_quantizer": False, "mkldnn_data_type": "float32", "Scale_in": 1.0,
                  "Scale_weights": (AttrType.FLOATS, [1.0]), "Scale_out": 1.0,
                  "force_fp32_output": False},
-    differentiable=False, fresh_outputs=True)
+    fresh_outputs=True)
 
 
 def _check_activation(activation_type: str) -> None:
@@ -63,6 +65,27 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     if activation_type == "relu":
         relu_in_place(out)
     return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
+
+
+@fc.def_grad(exact=True)
+def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_weights,
+            wanted=(True, True, True)):
+    """(dInput, dW, dBias) of ``act(flatten(Input) @ W + Bias)``."""
+    _check_activation(activation_type)
+    weights = w[:-4, :-4] if padding_weights else w
+    rows, cols = weights.shape
+    if activation_type == "relu":
+        dout = dout * (out > 0)
+    flat = input.ndim != 2 or in_num_col_dims != 1
+    d2 = dout.reshape(-1, cols) if flat else dout
+    dx = (d2 @ weights.T).reshape(input.shape) if wanted[0] else None
+    dw = None
+    if wanted[1]:
+        dw = (input.reshape(-1, rows) if flat else input).T @ d2
+        if padding_weights:
+            dw = np.pad(dw, ((0, 4), (0, 4)))
+    db = d2.sum(axis=0) if wanted[2] else None
+    return dx, dw, db
 
 
 # Unary(Binary(X, Y)) compounds pyfluid fuses: functor_list = [unary, binary].
