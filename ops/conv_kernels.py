@@ -21,6 +21,7 @@ from .depthwise import Direct
 from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
+GATHER_BELOW = 16            # output widths below which windows are gathered by index
 
 
 def _grouped(w: np.ndarray, groups: int) -> np.ndarray:
@@ -113,7 +114,10 @@ class Im2col:
     def __init__(self, geo: ConvGeometry):
         self.geo = geo
         self.per_image = geo.n == 1 or geo.positions >= PER_IMAGE_POSITIONS
-        self.strided = geo.strides != (1, 1)
+        # narrow outputs: copying windows row by row costs ~70 ns a row in NumPy's loops;
+        # one gather through an index plan made here costs ~1 ns a value
+        self.gather = geo.out_hw[1] < GATHER_BELOW
+        self.strided = geo.strides != (1, 1) and not self.gather
         rows, cols = geo.extent
         if self.strided:     # round the padded extent up to whole stride phases
             rows = -(-rows // geo.strides[0]) * geo.strides[0]
@@ -121,6 +125,23 @@ class Im2col:
         self.padded_hw = rows, cols
         self.taps = tap_slices(geo)
         self.rows = geo.c * geo.kh * geo.kw
+        self.index = self._index_plan() if self.gather else None
+
+    def _index_plan(self) -> np.ndarray:
+        """Flat positions in the padded input (one image, or the batch for one matrix) of
+        every (C, KH, KW, [N,] OH, OW) column entry."""
+        g, (rows, cols) = self.geo, self.padded_hw
+        (sh, sw), (dh, dw), (oh, ow) = g.strides, g.dilations, g.out_hw
+        c = np.arange(g.c).reshape(-1, 1, 1, 1, 1) * (rows * cols)
+        r = (np.arange(g.kh) * dh).reshape(1, -1, 1, 1, 1) + (np.arange(oh) * sh).reshape(
+            1, 1, 1, -1, 1)
+        s = (np.arange(g.kw) * dw).reshape(1, 1, -1, 1, 1) + (np.arange(ow) * sw).reshape(
+            1, 1, 1, 1, -1)
+        index = c + r * cols + s
+        if not self.per_image:
+            images = np.arange(g.n).reshape(1, 1, 1, -1, 1, 1) * (g.c * rows * cols)
+            index = index[:, :, :, None] + images
+        return index.astype(np.intp)
 
     def _source(self, x):
         """The padded input, split into stride phases (sh, sw, N, C, H/sh, W/sw) if strided."""
@@ -135,6 +156,10 @@ class Im2col:
         (C, KH, KW, [N,] OH, OW) view ``cols6``."""
         g = self.geo
         oh, ow = g.out_hw
+        if self.gather:
+            flat = (src if image is None else src[image]).reshape(-1)
+            np.take(flat, self.index, out=cols6, mode="clip")
+            return
         if not self.strided:
             x = src if image is None else src[image]
             if image is None:
@@ -223,6 +248,9 @@ class Im2col:
 # Winograd F(m x m) pays while its products are at most this share of im2col's (measured:
 # F(2x2) wins from about 0.65 down, F(4x4)'s heavier transforms need larger maps)
 _WINOGRAD_WORK = {2: 0.7, 4: 0.35}
+# ... and while its products have this many columns (tiles) at least: below, they are bound
+# by reading the transformed filter, (m + 2)^2 / 9 times the size of the filter im2col reads
+WINOGRAD_COLUMNS = 48
 
 
 def winograd_tile(geo: ConvGeometry) -> int:
@@ -250,7 +278,8 @@ def conv_kernel(geo: ConvGeometry, transformed: int = 0):
     if _direct_pays(geo):
         return Direct(geo)
     if (transformed and winograd.supports(geo)
-            and winograd.work(geo, transformed) < _WINOGRAD_WORK[transformed]):
+            and winograd.work(geo, transformed) < _WINOGRAD_WORK[transformed]
+            and geo.n * winograd.grid(geo, transformed) >= WINOGRAD_COLUMNS):
         return winograd.Winograd(geo, transformed)
     return Im2col(geo)
 

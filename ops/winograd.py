@@ -45,6 +45,11 @@ def work(geo: ConvGeometry, m: int) -> float:
     return (m + 2) ** 2 * th * (tw + 1) / (9 * geo.positions)
 
 
+def grid(geo: ConvGeometry, m: int) -> int:
+    """Columns of F(m x m)'s products per image: tiles on a grid with one extra column."""
+    return -(-geo.out_hw[0] // m) * (-(-geo.out_hw[1] // m) + 1)
+
+
 def tile_of(transformed: np.ndarray) -> int:
     """The output tile size m of a transformed filter ((m + 2)^2, OC, C)."""
     return {(m + 2) ** 2: m for m in TILES}[transformed.shape[0]]
