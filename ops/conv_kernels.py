@@ -21,6 +21,7 @@ from .depthwise import Direct
 from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
+PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
 
 
@@ -113,10 +114,14 @@ class Im2col:
 
     def __init__(self, geo: ConvGeometry):
         self.geo = geo
-        self.per_image = geo.n == 1 or geo.positions >= PER_IMAGE_POSITIONS
+        self.rows = geo.c * geo.kh * geo.kw
+        # one matrix per image keeps it in cache, but costs a few NumPy calls per image
+        self.per_image = geo.n == 1 or (geo.positions >= PER_IMAGE_POSITIONS
+                                        and self.rows * geo.positions >= PER_IMAGE_VALUES)
         # narrow outputs: copying windows row by row costs ~70 ns a row in NumPy's loops;
-        # one gather through an index plan made here costs ~1 ns a value
-        self.gather = geo.out_hw[1] < GATHER_BELOW
+        # one gather through an index plan made here costs ~2 ns a value
+        values = self.rows * geo.positions * (1 if self.per_image else geo.n)
+        self.gather = geo.out_hw[1] < GATHER_BELOW and values * 2 < (values // geo.out_hw[1]) * 70
         self.strided = geo.strides != (1, 1) and not self.gather
         rows, cols = geo.extent
         if self.strided:     # round the padded extent up to whole stride phases
@@ -124,7 +129,6 @@ class Im2col:
             cols = -(-cols // geo.strides[1]) * geo.strides[1]
         self.padded_hw = rows, cols
         self.taps = tap_slices(geo)
-        self.rows = geo.c * geo.kh * geo.kw
         self.index = self._index_plan() if self.gather else None
 
     def _index_plan(self) -> np.ndarray:

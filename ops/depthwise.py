@@ -21,6 +21,7 @@ import numpy as np
 from .conv_geometry import ConvGeometry, flat_phases, tap_slices
 
 LONG_ROWS = 400     # grid positions per plane from which channel-major planes pay
+ACCUMULATOR_VALUES = 1 << 19      # images accumulated at once: about 2 MiB of float32
 
 
 class unbuffered:
@@ -110,20 +111,26 @@ class Direct:
 
     # -- passes -------------------------------------------------------------------------
     def forward(self, x, w):
+        """Tap by tap, a few images at a time: a batch's accumulator would leave the cache
+        and every tap would stream it from memory again."""
+        g = self.geo
         planes, wt = self._planes(x), self._weights(w)
         acc = np.empty(self._acc_shape(), x.dtype)
-        tmp = np.empty_like(acc) if len(self.offsets) * self.cg > 1 else None
-        first = True
+        step = max(1, ACCUMULATOR_VALUES // (g.oc * self.grid))
+        tmp = np.empty((min(step, g.n),) + acc.shape[1:], x.dtype)
         with unbuffered():
-            for t, (r, s, off) in enumerate(self.offsets):
-                for c in range(self.cg):
-                    window = self._window(planes, r, s, off, c)
-                    if first:
-                        np.multiply(window, wt[t, c], out=acc)
-                        first = False
-                    else:
-                        np.multiply(window, wt[t, c], out=tmp)
-                        acc += tmp
+            for start in range(0, g.n, step):
+                part, images = acc[start:start + step], slice(start, start + step)
+                first = True
+                for t, (r, s, off) in enumerate(self.offsets):
+                    for c in range(self.cg):
+                        window = self._window(planes[:, :, images], r, s, off, c)
+                        if first:
+                            np.multiply(window, wt[t, c], out=part)
+                            first = False
+                        else:
+                            np.multiply(window, wt[t, c], out=tmp[:len(part)])
+                            part += tmp[:len(part)]
         return self._crop(acc)
 
     def backward(self, x, w, dout, wanted):

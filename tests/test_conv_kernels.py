@@ -181,3 +181,15 @@ def test_the_ops_match_the_reference_in_both_layouts(op_type, x_shape, w_shape, 
     out = run_op(op_type, {"Input": feed, "Filter": w}, {**attrs, "data_format": layout})
     got = out["Output"].transpose(0, 3, 1, 2) if layout == "NHWC" else out["Output"]
     np.testing.assert_allclose(got, reference(x, w, geo), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_direct_accumulates_a_few_images_at_a_time(monkeypatch, channel_last):
+    from pyfluid.ops import depthwise
+    monkeypatch.setattr(depthwise, "ACCUMULATOR_VALUES", 1)     # one image per pass
+    geo = _geo(3, 4, (9, 9), 8, (3, 3), (2, 2), (1, 1), (1, 1), 4)
+    x = _rng.standard_normal((3, 4, 9, 9)).astype(np.float32)
+    w = _rng.standard_normal((8, 1, 3, 3)).astype(np.float32)
+    kernel = Direct(geo)
+    kernel.channel_last = channel_last
+    np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4, atol=1e-4)
