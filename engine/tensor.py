@@ -203,48 +203,6 @@ class Tensor(OperatorMethods):
     def __neg__(self) -> "Tensor":
         return _run("scale", {"X": self}, {"scale": -1.0, "bias": 0.0, "bias_after_scale": True})
 
-    def __getitem__(self, index) -> "Tensor":
-        """Basic indexing (ints and step-1 slices) runs the ``slice`` op, so gradients flow;
-        other NumPy indexing returns a tensor off the tape."""
-        spec = _slice_spec(index, self._array.shape)
-        if spec is not None:
-            axes, starts, ends, decrease = spec
-            if not axes:
-                return _run("assign", {"X": self})
-            return _run("slice", {"Input": self}, {"axes": axes, "starts": starts, "ends": ends,
-                                                   "infer_flags": [1] * len(axes),
-                                                   "decrease_axis": decrease})
-        from .grad_mode import is_grad_enabled
-        if not self.stop_gradient and is_grad_enabled():
-            raise NotImplementedError(
-                f"indexing with {index!r} is not differentiable in pyfluid (only ints and step-1 "
-                "slices are); index tensor.detach() or run under paddle.no_grad()")
-        index = index._array if isinstance(index, Tensor) else index
-        return Tensor._wrap(np.asarray(self._array[index]))
-
-
-def _slice_spec(index, shape: tuple):
-    """(axes, starts, ends, decrease_axis) for an index of ints and step-1 slices, else None."""
-    items = index if isinstance(index, tuple) else (index,)
-    if len(items) > len(shape):
-        return None
-    axes, starts, ends, decrease = [], [], [], []
-    for axis, item in enumerate(items):
-        size = shape[axis]
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            i = int(item)
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
-            i %= size
-            axes.append(axis), starts.append(i), ends.append(i + 1), decrease.append(axis)
-        elif isinstance(item, slice) and item.step in (None, 1):
-            start, stop, _ = item.indices(size)
-            if (start, stop) != (0, size):
-                axes.append(axis), starts.append(start), ends.append(max(stop, start))
-        else:
-            return None
-    return axes, starts, ends, decrease
-
 
 _ZERO_SCALARS: dict = {}      # dtype -> the 0-D zero every cleared gradient is a view of
 _ZERO_VIEWS: dict = {}        # (shape, dtype) -> a broadcast view of that zero
@@ -272,7 +230,8 @@ def is_zeros_view(array: np.ndarray) -> bool:
 class EagerParameter(Tensor):
     """A trainable eager tensor owned by a Layer (Paddle's ``EagerParamBase``)."""
 
-    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed")
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
+                 "sparse_grad")
 
     def __init__(self, value: Any, dtype: Any = None, name: str | None = None,
                  trainable: bool = True, optimize_attr: dict | None = None,
@@ -284,6 +243,7 @@ class EagerParameter(Tensor):
         self.regularizer = regularizer
         self.need_clip = need_clip
         self.is_distributed = False
+        self.sparse_grad = False        # read by a sparse embedding (Paddle: SelectedRows grad)
         self.persistable = True
 
     def __setattr__(self, key: str, value: Any) -> None:

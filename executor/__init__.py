@@ -1,5 +1,6 @@
 """Running programs: Scope, LoDTensor, and the Executor."""
-from .executor import CPUPlace, Executor
+from .executor import Executor
+from .place import CPUPlace
 from .scope import Scope, ScopeVariable, global_scope, scope_guard
 from .tensor import LoDTensor
 from .memory import keep_freed_memory

@@ -10,27 +10,16 @@ import numpy as np
 from ..framework.context import default_main_program
 from ..framework.passes import DEFAULT_STRATEGY, BuildStrategy, apply_passes
 from ..framework.program import Program
+from . import auto_prune
 from .collectives import lower_collectives
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
                    fetch_names, fetch_op_targets, normalize_feed)
 from .hoisting import build_plan, note_in_place_update
+from .place import CPUPlace
 from .scope import Scope, global_scope
 from .tensor import LoDTensor
 
 _PLAN_CACHE_SIZE = 64
-
-
-class CPUPlace:
-    """The only place pyfluid runs on."""
-
-    def __repr__(self) -> str:
-        return "Place(cpu)"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CPUPlace)
-
-    def __hash__(self) -> int:
-        return hash("cpu")
 
 
 class Executor:
@@ -44,7 +33,14 @@ class Executor:
         self.place = place if place is not None else CPUPlace()
         self._plans: OrderedDict = OrderedDict()
         self._io_targets: dict = {}
+        self._pruned_programs: OrderedDict = OrderedDict()
         self._closed = False
+
+    @property
+    def _default_executor(self) -> "Executor":
+        """Paddle's C++ executor behind this one (``core._create_loaded_parameter`` takes it);
+        pyfluid has no second executor, so it is this one."""
+        return self
 
     def close(self) -> None:
         self._closed = True
@@ -59,6 +55,9 @@ class Executor:
             raise RuntimeError("Attempted to use a closed Executor")
         strategy = getattr(program, "_build_strategy", None)
         program = _unwrap(program)
+        fetch_list, optimize_ops = auto_prune.split_optimize_ops(fetch_list)
+        if use_prune or optimize_ops:          # naming optimizer ops implies pruning
+            program = self._pruned(program, feed, fetch_list, optimize_ops)
         if scope is None:
             scope = global_scope()
         block = program.global_block()
@@ -83,6 +82,21 @@ class Executor:
             note_in_place_update(scope)
         results = plan.run(scope, feeds)
         return _results(results, plan.fetch_is_shared, return_numpy)
+
+    def _pruned(self, program: Program, feed: Any, fetch_list: Any, optimize_ops: list) -> Program:
+        key = auto_prune.cache_key(program, feed, fetch_list, optimize_ops)
+        pruned = self._pruned_programs.get(key)
+        if pruned is None:
+            pruned = self._pruned_programs[key] = self._prune_program(program, feed, fetch_list,
+                                                                      optimize_ops)
+            while len(self._pruned_programs) > _PLAN_CACHE_SIZE:
+                self._pruned_programs.popitem(last=False)
+        return pruned
+
+    @classmethod
+    def _prune_program(cls, program: Program, feed: Any, fetch_list: Any,
+                       optimize_ops: list) -> Program:
+        return auto_prune.prune_program(program, feed, fetch_list, optimize_ops)
 
     def _io_ops(self, program: Program) -> tuple[list[str], list[str]]:
         """Targets of the program's own feed and fetch ops (scanned once per version)."""

@@ -27,9 +27,9 @@ def fetch_names(fetch_list: Any) -> list[str]:
             names.append(item.name)
         elif isinstance(item, str):
             names.append(item)
-        elif isinstance(item, (list, tuple)):
-            names.extend(fetch_names(item) if all(
-                isinstance(x, (Variable, str, list, tuple)) for x in item) else [])
+        elif isinstance(item, (list, tuple)) and all(isinstance(x, (Variable, str))
+                                                     for x in item):
+            names.extend(x.name if isinstance(x, Variable) else x for x in item)
         else:
             raise TypeError(f"Require fetch_list[{i}] 's type shall be one of (Variable, str), "
                             f"but received {type(item).__name__}.")
@@ -59,8 +59,14 @@ def normalize_feed(feed: Any, block) -> dict[str, Any]:
 
 def as_array(value: Any, var: Variable) -> np.ndarray:
     """Paddle's ``_as_lodtensor``: arrays as they are, scalars and lists cast to var's dtype."""
-    if isinstance(value, np.ndarray):
+    if type(value) is np.ndarray:
         return value
+    if isinstance(value, np.ma.MaskedArray):
+        raise FeedError(f"The fed value of {var.name!r} is a masked array, and ops ignore masks: "
+                        "feed value.filled(fill_value), or np.asarray(value) if the masked "
+                        "entries hold usable numbers")
+    if isinstance(value, np.ndarray):        # a subclass (np.matrix, memmap): its plain array
+        return np.asarray(value)
     if isinstance(value, LoDTensor):
         return value.numpy()
     if hasattr(value, "numpy") and callable(value.numpy):   # an eager Tensor
@@ -91,8 +97,14 @@ def check_feed(var: Variable, array: np.ndarray) -> None:
                         f"shape = {tuple(expected)!r}, but received fed shape {list(got)!r} on "
                         "each device")
     if array.dtype != to_numpy_dtype(var.dtype):
+        received = repr(array.dtype.name)
+        if not array.dtype.isnative:
+            order = "big" if array.dtype.byteorder == ">" else "little"
+            received = (f"{array.dtype.str!r}, {array.dtype.name} in {order}-endian byte order "
+                        f"(not this machine's): convert it with "
+                        f"value.astype({dtype_name(var.dtype)!r})")
         raise FeedError(f"The data type of fed Variable {var.name!r} must be "
-                        f"{dtype_name(var.dtype)!r}, but received {array.dtype.name!r}")
+                        f"{dtype_name(var.dtype)!r}, but received {received}")
 
 
 def feed_op_targets(block) -> list[str]:

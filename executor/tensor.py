@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.types import VarType, convert_dtype
+from .place import CPUPlace
 
 
 class LoDTensor:
@@ -45,8 +46,8 @@ class LoDTensor:
     def set_recursive_sequence_lengths(self, lengths: list[list[int]]) -> None:
         self._lod = [[0, *np.cumsum(level).tolist()] for level in lengths]
 
-    def _place(self) -> str:
-        return "Place(cpu)"
+    def _place(self) -> CPUPlace:
+        return CPUPlace()
 
     def _require(self) -> np.ndarray:
         if self._array is None:

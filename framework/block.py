@@ -114,12 +114,14 @@ class Block:
 
     def _clone_variable(self, var: Variable, force_persistable: bool = True) -> Variable:
         return self.create_var(name=var.name, type=var.type, shape=var._shape, dtype=var._dtype,
-                               lod_level=var.lod_level,
+                               lod_level=var._lod_level,
                                persistable=True if force_persistable else var.persistable)
 
     # -- operators --------------------------------------------------------------------------
-    def append_op(self, type: str, inputs: dict | None = None, outputs: dict | None = None,
-                  attrs: dict | None = None, **_ignored) -> Operator:
+    def append_op(self, type: str | None = None, inputs: dict | None = None,
+                  outputs: dict | None = None, attrs: dict | None = None, **_ignored) -> Operator:
+        if type is None:
+            raise ValueError("`type` to initialized an Operator can not be None.")
         op = self._make_op(type, inputs, outputs, attrs)
         self.ops.append(op)
         self.program._bump()
@@ -146,6 +148,13 @@ class Block:
     def _insert_op(self, index: int, type: str, inputs: dict | None = None,
                    outputs: dict | None = None, attrs: dict | None = None, **_ignored) -> Operator:
         op = self._make_op(type, inputs, outputs, attrs)
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _insert_empty_op(self, index: int) -> Operator:
+        """An op without type, slots or attributes, to be filled in through ``op.desc``."""
+        op = Operator(self, "", {}, {}, {})
         self.ops.insert(index, op)
         self.program._bump()
         return op

@@ -73,3 +73,17 @@ def disable_static(place=None) -> None:
 
 def in_dynamic_mode() -> bool:
     return _defaults.dynamic
+
+
+def in_pir_mode() -> bool:
+    """False: pyfluid builds Paddle's legacy program IR (ProgramDesc), never PIR."""
+    return False
+
+
+def use_pir_api() -> bool:
+    """False: static-graph APIs build the legacy IR (Paddle 2.6's default)."""
+    return False
+
+
+def in_dynamic_or_pir_mode() -> bool:
+    return in_dynamic_mode()

@@ -1,349 +1,247 @@
 """Decoding ProgramDesc bytes into a Program: the reading half of :mod:`.serialize`.
 
 Hot paths (op slots and types, var names) are scanned inline; attributes, var types and the
-attribute tail of ops are decoded once per distinct byte string (they repeat across ops).
+attribute tail of ops are decoded once per distinct byte string (they repeat across ops), in
+caches that belong to one load: bounded in entries and key size, released with the decoder.
+Names are shared between a variable and the ops using it. The bytes may be hostile, so each
+load has a memory budget proportional to the file size: a file that describes more objects
+than that (millions of five-byte ops) is refused before it exhausts memory.
 Malformed input raises ValueError / WireError, which :func:`.serialize.program_from_bytes`
 turns into a CorruptProgramError naming the source.
 """
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING, Any
+import types
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..ops.types import AttrType, VarType
 from . import wire
+from .desc_fields import expect, read_attr, read_op_versions, read_var_fields, text
 from .operator import Operator
-from .serialize import (ATTR_FIELDS, ATTR_TYPE_OF_VALUE, SCALAR_BOOLEAN, SCALAR_COMPLEX128,
-                        SCALAR_FLOAT64, SCALAR_LONG, VAR_TYPE_OF_VALUE)
 from .variable import Parameter, Variable
 from .wire import LENGTH, VARINT, WireError
 
 if TYPE_CHECKING:
     from .program import Program
 
+CACHE_ENTRIES = 4096            # per cache and load
+CACHE_KEY_BYTES = 1024          # longer byte strings are decoded each time, never kept
+MEMORY_FACTOR = 16              # a load may build about this many bytes per byte of file ...
+MEMORY_SLACK = 32 << 20         # ... plus this many
+# estimated bytes of what one var / op / slot / argument / attribute / list item builds
+VAR_COST, OP_COST, SLOT_COST, ARG_COST, ATTR_COST, ITEM_COST = 360, 480, 240, 16, 120, 40
+
 
 def read_program(data: bytes, program_class: type) -> "Program":
     """ProgramDesc bytes -> a ``program_class`` (blocks, vars, ops, version, op-version map).
     The class is passed in so that this module sits below the Program it builds."""
-    program = program_class(_empty=True)
-    block_bytes = []
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        _expect(wire_type, LENGTH, number, "ProgramDesc")
-        if number == 1:
-            block_bytes.append(value)
-        elif number == 4:
-            program._version_field = 0
-            for n, w, v in wire.fields(value, 0, len(value)):
-                if n == 1:
-                    program._version_field = wire.signed(v)
-        elif number == 5:
-            program._op_versions = _read_op_versions(value)
-    if not block_bytes:
-        raise ValueError("it has no blocks")
-    blocks = [_read_block_fields(i, raw) for i, raw in enumerate(block_bytes)]
-    for i, (idx, parent, forward, _, _) in enumerate(blocks):
-        if idx != i or not -1 <= parent < len(blocks):
-            raise ValueError(f"block #{i} has idx {idx} and parent_idx {parent}")
-        block = program._append_block(idx, parent, -1 if forward is None else forward)
-        block._has_forward_idx = forward is not None
-    for block, (_, _, _, var_list, op_list) in zip(program.blocks, blocks):
-        for raw in var_list:
-            var = _read_var(block, raw)
-            block.vars[var.name] = var
-        for i, raw in enumerate(op_list):
-            block.ops.append(_read_op(block, raw, i))
-    program._link_producers()
-    return program
+    return _Decoder(data).program(program_class)
 
 
-def _text(value) -> str:
-    """A string field's value; a field of the wrong wire type is corrupt input."""
-    if type(value) is not bytes:
-        raise ValueError(f"a string field holds the non-string value {value!r}")
-    return value.decode()
+class _Decoder:
+    """One load: the bytes, its caches and its memory budget."""
 
+    def __init__(self, data: bytes):
+        self.data = data
+        self.budget = MEMORY_FACTOR * len(data) + MEMORY_SLACK
+        self.names: dict[str, str] = {}
+        self.var_fields: dict[bytes, tuple] = {}
+        self.op_tails: dict[bytes, tuple] = {}
+        self.attr_values: dict[bytes, tuple] = {}
+        self.type_maps: dict[tuple, Any] = {}
 
-def _expect(wire_type: int, expected: int, number: int, message: str) -> None:
-    if wire_type != expected:
-        raise ValueError(f"{message} field {number} has wire type {wire_type}, "
-                         f"expected {expected}")
+    def charge(self, nbytes: int) -> None:
+        self.budget -= nbytes
+        if self.budget < 0:
+            raise ValueError(f"it describes too many objects for its {len(self.data)} bytes "
+                             f"(more than {MEMORY_FACTOR} bytes of memory per byte of file); "
+                             "refusing it before it exhausts memory")
 
+    def cached(self, cache: dict, key: bytes, decode: Callable[[bytes], Any]) -> Any:
+        value = cache.get(key)
+        if value is None:
+            value = decode(key)
+            if len(key) <= CACHE_KEY_BYTES and len(cache) < CACHE_ENTRIES:
+                cache[key] = value
+        return value
 
-def _read_op_versions(data: bytes) -> list:
-    pairs = []
-    for _, _, pair in wire.fields(data, 0, len(data)):
-        name, version = None, None
-        for n, _, v in wire.fields(pair, 0, len(pair)):
-            if n == 1:
-                name = _text(v)
-            elif n == 2:
-                version = next((wire.signed(x) for k, _, x in wire.fields(v, 0, len(v)) if k == 1),
-                               None)
-        if name is None or version is None:
-            raise ValueError("an OpVersionMap entry lacks op_name or op_version")
-        pairs.append((name, version))
-    return pairs
+    def name(self, raw) -> str:
+        text = raw.decode() if type(raw) is bytes else text(raw)
+        return self.names.setdefault(text, text)
 
-
-def _read_block_fields(i: int, data: bytes):
-    idx = parent = forward = None
-    var_list, op_list = [], []
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 3:
-            var_list.append(value)
-        elif number == 4:
-            op_list.append(value)
-        elif number in (1, 2, 5):
-            _expect(wire_type, VARINT, number, f"BlockDesc #{i}")
-            value = wire.signed(value)
+    def program(self, program_class: type) -> "Program":
+        data = self.data
+        program = program_class(_empty=True)
+        spans = []
+        for number, wire_type, value in wire.field_slices(data, 0, len(data)):
+            expect(wire_type, LENGTH, number, "ProgramDesc")
             if number == 1:
-                idx = value
+                spans.append(value)
+            elif number == 4:
+                program._version_field = 0
+                for n, w, v in wire.fields(data[value], 0, value.stop - value.start):
+                    if n == 1:
+                        program._version_field = wire.signed(v)
+            elif number == 5:
+                program._op_versions = read_op_versions(data[value])
+        if not spans:
+            raise ValueError("it has no blocks")
+        for i, span in enumerate(spans):
+            idx, parent, forward = self.block_header(i, span)
+            if idx != i or not (parent == -1 if i == 0 else 0 <= parent < i):
+                raise ValueError(f"block #{i} has idx {idx} and parent_idx {parent} (a block's "
+                                 "parent must be an earlier block; block 0 has parent -1)")
+            block = program._append_block(idx, parent, -1 if forward is None else forward)
+            block._has_forward_idx = forward is not None
+        for block, span in zip(program.blocks, spans):
+            ops = 0
+            for number, _, value in wire.field_slices(data, span.start, span.stop):
+                if number == 3:
+                    self.charge(VAR_COST)
+                    var = self.var(block, data[value])
+                    block.vars[var.name] = var
+                elif number == 4:
+                    block.ops.append(self.op(block, data[value], ops))
+                    ops += 1
+        program._link_producers()
+        return program
+
+    def block_header(self, i: int, span: slice) -> tuple:
+        idx = parent = forward = None
+        for number, wire_type, value in wire.field_slices(self.data, span.start, span.stop):
+            if number in (1, 2, 5):
+                expect(wire_type, VARINT, number, f"BlockDesc #{i}")
+                value = wire.signed(value)
+                if number == 1:
+                    idx = value
+                elif number == 2:
+                    parent = value
+                else:
+                    forward = value
+        if idx is None or parent is None:
+            raise ValueError(f"block #{i} lacks its required idx/parent_idx")
+        return idx, parent, forward
+
+    def var(self, block, data: bytes):
+        """VarDesc bytes -> Variable (or Parameter). The name leads the message; the rest is
+        decoded once per distinct byte string."""
+        name, rest = None, data
+        if len(data) > 2 and data[0] == 0x0a and data[1] < 0x80 and 2 + data[1] <= len(data):
+            name, rest = self.name(data[2:2 + data[1]]), data[2 + data[1]:]
+        stray_name, vtype, flags, attrs = self.cached(self.var_fields, rest, read_var_fields)
+        if stray_name is not None:
+            name = self.names.setdefault(stray_name, stray_name)
+        if name is None or vtype is None:
+            raise ValueError(f"a VarDesc of block {block.idx} lacks its name or type")
+        kind, shape, dtype, lod_level = vtype
+        persistable, need_check_feed = flags.get(3, False), flags.get(4, False)
+        if flags.get(5):
+            var = Parameter(block, name, shape, dtype, trainable=not flags.get(6, False),
+                            lod_level=lod_level)
+        else:
+            var = Variable(block, name, type=kind, persistable=persistable,
+                           stop_gradient=flags.get(6, False), is_data=need_check_feed,
+                           need_check_feed=need_check_feed, lod_level=lod_level)
+            var._shape, var._dtype = shape, dtype
+        var.has_is_parameter, var.has_stop_gradient = 5 in flags, 6 in flags
+        if attrs:
+            var.desc_attrs = [(n, t, list(v) if type(v) is tuple else v) for n, t, v in attrs]
+        return var
+
+    def op(self, block, data: bytes, index: int):
+        """OpDesc bytes -> Operator. Slots and type (which lead the message in Paddle's layout)
+        are scanned inline; the rest, mostly attributes repeated across ops, is decoded once
+        per distinct byte string."""
+        op_type, inputs, outputs, pos, end = None, {}, {}, 0, len(data)
+        cost = OP_COST
+        while pos < end and data[pos] in (0x0a, 0x12, 0x1a):
+            k, n = data[pos], data[pos + 1]
+            pos += 2
+            if n >= 0x80:
+                n, pos = wire.read_varint(data, pos - 1)
+            stop = pos + n
+            if stop > end:
+                raise WireError(f"op #{index} of block {block.idx} runs past its end", pos)
+            if k == 0x1a:
+                op_type = self.name(data[pos:stop])
+            else:
+                slot, args = self.slot(data[pos:stop])
+                (inputs if k == 0x0a else outputs)[slot] = args
+                cost += SLOT_COST + ARG_COST * len(args)
+            pos = stop
+        attrs, attr_types, is_target = {}, None, False
+        if pos < end:
+            base, list_names, types_map, is_target, stray = self.cached(
+                self.op_tails, data[pos:], self.read_op_tail)
+            attrs, attr_types = base.copy(), types_map
+            cost += ATTR_COST * len(attrs)
+            for name in list_names:
+                attrs[name] = list(attrs[name])
+                cost += ITEM_COST * len(attrs[name])
+            for number, value in stray:
+                if number == 3:
+                    op_type = self.name(value)
+                else:
+                    slot, args = self.slot(value)
+                    (inputs if number == 1 else outputs)[slot] = args
+                    cost += SLOT_COST + ARG_COST * len(args)
+        self.charge(cost)
+        if op_type is None:
+            raise ValueError(f"op #{index} of block {block.idx} lacks its required type")
+        return Operator(block, op_type, inputs, outputs, attrs, attr_types, is_target=is_target,
+                        site="<loaded program>")
+
+    def read_op_tail(self, data: bytes) -> tuple:
+        """The OpDesc fields after the leading slots and type: (attrs with lists as tuples,
+        names of list attrs, a read-only map of attr types shared by ops that have the same
+        ones, is_target, stray slot/type fields as (number, bytes))."""
+        attrs, list_names, attr_types, is_target, stray = {}, [], {}, False, []
+        for number, wire_type, value in wire.fields(data, 0, len(data)):
+            if number == 4:
+                name, attr_type, attr_value = self.cached(self.attr_values, value, read_attr)
+                attrs[name], attr_types[name] = attr_value, attr_type
+                if type(attr_value) is tuple:
+                    list_names.append(name)
+            elif number in (1, 2, 3):
+                stray.append((number, value))
+            elif number == 5:
+                is_target = bool(value)
+        key = tuple(attr_types.items())
+        shared = self.type_maps.get(key)
+        if shared is None:
+            shared = types.MappingProxyType(attr_types)
+            if len(self.type_maps) < CACHE_ENTRIES:
+                self.type_maps[key] = shared
+        return attrs, tuple(list_names), shared, is_target, tuple(stray)
+
+    def slot(self, data: bytes) -> tuple[str, list[str]]:
+        """OpDesc.Var bytes -> (slot, argument names). Scans the usual layout (one-byte keys
+        0x0a and 0x12) inline; anything else goes through the generic field reader."""
+        slot, args, pos, end = None, [], 0, len(data)
+        while pos < end:
+            k, n = data[pos], data[pos + 1]
+            pos += 2
+            if n >= 0x80 or k not in (0x0a, 0x12):
+                return self.slot_generic(data)
+            stop = pos + n
+            if stop > end:
+                raise WireError("an OpDesc.Var runs past its end", pos)
+            if k == 0x0a:
+                slot = self.name(data[pos:stop])
+            else:
+                args.append(self.name(data[pos:stop]))
+            pos = stop
+        if slot is None:
+            raise ValueError("an OpDesc.Var lacks its required parameter (slot name)")
+        return slot, args
+
+    def slot_generic(self, data: bytes) -> tuple[str, list[str]]:
+        slot, args = None, []
+        for number, _, value in wire.fields(data, 0, len(data)):
+            if number == 1:
+                slot = self.name(value)
             elif number == 2:
-                parent = value
-            else:
-                forward = value
-    if idx is None or parent is None:
-        raise ValueError(f"block #{i} lacks its required idx/parent_idx")
-    return idx, parent, forward, var_list, op_list
+                args.append(self.name(value))
+        if slot is None:
+            raise ValueError("an OpDesc.Var lacks its required parameter (slot name)")
+        return slot, args
 
-
-def _read_var(block, data: bytes):
-    """VarDesc bytes -> Variable (or Parameter). The name leads the message; the rest is
-    decoded once per distinct byte string."""
-    name, rest = None, data
-    if len(data) > 2 and data[0] == 0x0a and data[1] < 0x80 and 2 + data[1] <= len(data):
-        name, rest = data[2:2 + data[1]].decode(), data[2 + data[1]:]
-    stray_name, vtype, flags, attrs = _read_var_fields(rest)
-    name = stray_name if stray_name is not None else name
-    if name is None or vtype is None:
-        raise ValueError(f"a VarDesc of block {block.idx} lacks its name or type")
-    kind, shape, dtype, lod_level = vtype
-    persistable, need_check_feed = flags.get(3, False), flags.get(4, False)
-    if flags.get(5):
-        var = Parameter(block, name, shape, dtype, trainable=not flags.get(6, False),
-                        lod_level=lod_level)
-    else:
-        var = Variable(block, name, type=kind, persistable=persistable,
-                       stop_gradient=flags.get(6, False), is_data=need_check_feed,
-                       need_check_feed=need_check_feed, lod_level=lod_level)
-        var._shape, var._dtype = shape, dtype
-    var.has_is_parameter, var.has_stop_gradient = 5 in flags, 6 in flags
-    var.desc_attrs = [(n, t, list(v) if type(v) is tuple else v) for n, t, v in attrs]
-    return var
-
-
-@functools.lru_cache(maxsize=4096)
-def _read_var_fields(data: bytes) -> tuple:
-    """(name or None, (kind, shape, dtype, lod_level), {field: flag}, attrs) of VarDesc bytes."""
-    name, vtype, flags, attrs = None, None, {}, []
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 1:
-            name = _text(value)
-        elif number == 2:
-            vtype = _read_vartype(value)
-        elif 3 <= number <= 6:
-            _expect(wire_type, VARINT, number, "VarDesc")
-            flags[number] = bool(value)
-        elif number == 7:
-            attrs.append(_read_var_attr(value))
-    return name, vtype, flags, tuple(attrs)
-
-
-@functools.lru_cache(maxsize=4096)
-def _read_vartype(data: bytes) -> tuple:
-    """VarType bytes -> (kind, shape, dtype, lod_level); shape/dtype None without a desc."""
-    kind, shape, dtype, lod_level = None, None, None, None
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 1:
-            kind = VAR_TYPE_OF_VALUE[value]
-        elif number in (3, 4):
-            for n, w, v in wire.fields(value, 0, len(value)):
-                if n == 1:
-                    shape, dtype = read_tensor_desc(v)
-                elif n == 2:
-                    lod_level = wire.signed(v)
-            if dtype is None:
-                raise ValueError("a LoDTensorDesc lacks its required tensor")
-        elif number == 2:
-            shape, dtype = read_tensor_desc(value)
-    if kind is None:
-        raise ValueError("a VarType lacks its required type")
-    return kind, shape, dtype, lod_level
-
-
-def read_tensor_desc(data: bytes) -> tuple:
-    """``VarType.TensorDesc`` bytes -> (dims, data type)."""
-    dtype, dims = None, []
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 1:
-            dtype = VAR_TYPE_OF_VALUE[value]
-        elif number == 2:
-            dims += [wire.signed(d) for d in wire.scalars(wire_type, value, "varint")]
-    if dtype is None:
-        raise ValueError("a TensorDesc lacks its required data_type")
-    return tuple(dims), dtype
-
-
-def _read_var_attr(data: bytes) -> tuple:
-    name, attr_type, value, ints = None, None, None, []
-    for number, wire_type, v in wire.fields(data, 0, len(data)):
-        if number == 1:
-            name = _text(v)
-        elif number == 2:
-            attr_type = ATTR_TYPE_OF_VALUE[v]
-        elif number == 3:
-            value = wire.signed(v)
-        elif number == 4:
-            value = _text(v)
-        elif number == 5:
-            ints += [wire.signed(x) for x in wire.scalars(wire_type, v, "varint")]
-    if name is None or attr_type is None:
-        raise ValueError("a VarDesc.Attr lacks its name or type")
-    return name, attr_type, tuple(ints) if attr_type == AttrType.INTS else value
-
-
-def _read_op(block, data: bytes, index: int):
-    """OpDesc bytes -> Operator. Slots and type (which lead the message in Paddle's layout)
-    are scanned inline; the rest, mostly attributes repeated across ops, is decoded once per
-    distinct byte string."""
-    op_type, inputs, outputs, pos, end = None, {}, {}, 0, len(data)
-    while pos < end and data[pos] in (0x0a, 0x12, 0x1a):
-        k, n = data[pos], data[pos + 1]
-        pos += 2
-        if n >= 0x80:
-            n, pos = wire.read_varint(data, pos - 1)
-        stop = pos + n
-        if stop > end:
-            raise WireError(f"op #{index} of block {block.idx} runs past its end", pos)
-        if k == 0x1a:
-            op_type = data[pos:stop].decode()
-        else:
-            slot, args = _read_slot(data[pos:stop])
-            (inputs if k == 0x0a else outputs)[slot] = args
-        pos = stop
-    attrs, attr_types, is_target = {}, {}, False
-    if pos < end:
-        base, list_names, types, is_target, stray = _read_op_tail(data[pos:])
-        attrs, attr_types = base.copy(), types.copy()
-        for name in list_names:
-            attrs[name] = list(attrs[name])
-        for number, value in stray:
-            if number == 3:
-                op_type = _text(value)
-            else:
-                slot, args = _read_slot(value)
-                (inputs if number == 1 else outputs)[slot] = args
-    if op_type is None:
-        raise ValueError(f"op #{index} of block {block.idx} lacks its required type")
-    return Operator(block, op_type, inputs, outputs, attrs, attr_types, is_target=is_target,
-                    site="<loaded program>")
-
-
-@functools.lru_cache(maxsize=1024)
-def _read_op_tail(data: bytes) -> tuple:
-    """The OpDesc fields after the leading slots and type: (attrs with lists as tuples, names
-    of list attrs, attr types, is_target, stray slot/type fields as (number, bytes))."""
-    attrs, list_names, types, is_target, stray = {}, [], {}, False, []
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 4:
-            name, attr_type, attr_value = _read_attr(value)
-            attrs[name], types[name] = attr_value, attr_type
-            if type(attr_value) is tuple:
-                list_names.append(name)
-        elif number in (1, 2, 3):
-            stray.append((number, value))
-        elif number == 5:
-            is_target = bool(value)
-    return attrs, tuple(list_names), types, is_target, tuple(stray)
-
-
-def _read_slot(data: bytes) -> tuple[str, list[str]]:
-    """OpDesc.Var bytes -> (slot, argument names). Scans the usual layout (one-byte keys 0x0a
-    and 0x12) inline; anything else goes through the generic field reader."""
-    slot, args, pos, end = None, [], 0, len(data)
-    while pos < end:
-        k, n = data[pos], data[pos + 1]
-        pos += 2
-        if n >= 0x80 or k not in (0x0a, 0x12):
-            return _read_slot_generic(data)
-        stop = pos + n
-        if stop > end:
-            raise WireError("an OpDesc.Var runs past its end", pos)
-        if k == 0x0a:
-            slot = data[pos:stop].decode()
-        else:
-            args.append(data[pos:stop].decode())
-        pos = stop
-    if slot is None:
-        raise ValueError("an OpDesc.Var lacks its required parameter (slot name)")
-    return slot, args
-
-
-def _read_slot_generic(data: bytes) -> tuple[str, list[str]]:
-    slot, args = None, []
-    for number, _, value in wire.fields(data, 0, len(data)):
-        if number == 1:
-            slot = _text(value)
-        elif number == 2:
-            args.append(_text(value))
-    if slot is None:
-        raise ValueError("an OpDesc.Var lacks its required parameter (slot name)")
-    return slot, args
-
-
-@functools.lru_cache(maxsize=8192)
-def _read_attr(data: bytes) -> tuple:
-    """OpDesc.Attr bytes -> (name, AttrType, value); lists come back as tuples."""
-    name, attr_type, by_field = None, None, {}
-    for number, wire_type, value in wire.fields(data, 0, len(data)):
-        if number == 1:
-            name = _text(value)
-        elif number == 2:
-            attr_type = ATTR_TYPE_OF_VALUE[value]
-        else:
-            by_field.setdefault(number, []).append((wire_type, value))
-    if name is None or attr_type is None:
-        raise ValueError("an OpDesc.Attr lacks its required name or type")
-    field, kind, repeated = ATTR_FIELDS[attr_type]
-    values = [_decode_value(kind, w, v) for w, v in by_field.get(field, [])]
-    if repeated:
-        flat = [x for group in values for x in group]
-        return name, attr_type, tuple(flat)
-    if not values:
-        return name, attr_type, {"int": 0, "bool": False, "float": 0.0, "double": 0.0,
-                                 "str": "", "scalar": 0}[kind]
-    return name, attr_type, values[-1][-1]
-
-
-def _decode_value(kind: str, wire_type: int, value) -> list:
-    if kind == "str":
-        return [_text(value)]
-    if kind == "scalar":
-        return [_read_scalar(value)]
-    if kind in ("float", "double"):
-        return wire.scalars(wire_type, value, kind)
-    ints = [wire.signed(v) for v in wire.scalars(wire_type, value, "varint")]
-    return [bool(v) for v in ints] if kind == "bool" else ints
-
-
-def _read_scalar(data: bytes) -> Any:
-    found = {number: (wire_type, value) for number, wire_type, value in
-             wire.fields(data, 0, len(data))}
-    kind = found.get(1, (None, None))[1]
-    if kind == SCALAR_BOOLEAN:
-        return bool(found.get(2, (0, 0))[1])
-    if kind == SCALAR_LONG:
-        return wire.signed(found.get(3, (0, 0))[1])
-    if kind == SCALAR_COMPLEX128:
-        parts = {n: wire.unpack_double(v) for n, _, v in wire.fields(found[5][1], 0,
-                                                                      len(found[5][1]))}
-        return complex(parts.get(1, 0.0), parts.get(2, 0.0))
-    if kind == SCALAR_FLOAT64:
-        return wire.unpack_double(found[4][1]) if 4 in found else 0.0
-    raise ValueError(f"a Scalar has unknown type {kind}")
-
-
-def tensor_desc_from_bytes(data: bytes) -> tuple[VarType, tuple]:
-    """``VarType.TensorDesc`` bytes -> (dtype, dims); raises ValueError on malformed bytes."""
-    shape, dtype = read_tensor_desc(bytes(data))
-    return dtype, shape

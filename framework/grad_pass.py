@@ -53,7 +53,7 @@ class GradPass:
         self._emit(specs)
         produced = {n for s in specs for ns in s["outputs"].values() for n in ns}
         result = {}
-        for var in self.block.vars.values():
+        for var in _visible_vars(self.block):     # parameters live in the global block
             final = names.get(grad_name(var.name), grad_name(var.name))
             if final in produced or (var.name in self.given and final in self.block.vars):
                 result[var.name] = final
@@ -195,15 +195,17 @@ class GradPass:
         program = block.program
         with program._role_guard(ROLE_BACKWARD):
             for spec in specs:
-                for ns in spec["outputs"].values():
-                    for n in ns:
-                        if n != EMPTY_VAR and n not in block.vars:
-                            self._create_grad_var(n)
+                created = [n for ns in spec["outputs"].values() for n in ns
+                           if n != EMPTY_VAR and n not in block.vars]
+                for n in created:
+                    self._create_grad_var(n)
                 attrs = dict(spec["attrs"])
                 if SEED_KEY not in spec:
                     attrs["op_role"] = ROLE_BACKWARD
                 op = block.append_op(type=spec["type"], inputs=spec["inputs"],
                                      outputs=spec["outputs"], attrs=attrs)
+                for n in created:        # Paddle appends grad ops at the desc level: their
+                    block.vars[n]._stop_gradient = False    # outputs keep stop_gradient False
                 fwd = spec.get("_fwd")
                 if fwd is not None:
                     op.site = fwd.site
@@ -217,6 +219,15 @@ class GradPass:
             self.block.create_var(name=name, shape=forward.shape, dtype=forward.dtype)
         else:
             self.block.create_var(name=name, dtype="float32")
+
+
+def _visible_vars(block) -> list:
+    """The variables ``block`` can read: its own, then its ancestors'."""
+    found = []
+    while block is not None:
+        found.extend(block.vars.values())
+        block = block.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
+    return found
 
 
 def strip_grad_suffix(name: str) -> str:

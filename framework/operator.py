@@ -9,6 +9,7 @@ from .errors import ProgramError
 
 if TYPE_CHECKING:
     from .block import Block
+    from .desc import OpDesc
 
 
 class OpAttrs(dict):
@@ -111,6 +112,12 @@ class Operator:
             return self.attr_types[name]
         spec = self.opdef.attr_spec(name) if self.opdef else COMMON_ATTRS.get(name)
         return spec.type if spec else attr_type_of(self.attrs[name])
+
+    @property
+    def desc(self) -> "OpDesc":
+        """Paddle's ``op.desc`` (a view; the Operator is the source of truth)."""
+        from .desc import OpDesc
+        return OpDesc(self)
 
     def _set_attr(self, name: str, value: Any, attr_type: AttrType | None = None) -> None:
         """Set attribute ``name`` (Paddle's ``Operator._set_attr``): the value is converted to

@@ -11,6 +11,7 @@ import struct
 from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, ROLE_LRSCHED, ROLE_OPTIMIZE
 from . import program_state, unique_name
 from .block import Block
+from .desc import BlockDesc
 from .desc_reader import read_program
 from .operator import Operator
 from .printer import program_to_text
@@ -25,11 +26,25 @@ _program_ids = itertools.count()
 
 
 class ProgramDesc:
-    """Paddle's ``program.desc``: the serialized view of a Program. The Program is the source
-    of truth; "flushed" means serialized since the last change."""
+    """Paddle's ``program.desc`` / ``core.ProgramDesc``: a view of a Program (the source of
+    truth). ``ProgramDesc()`` views a new empty program, ``ProgramDesc(bytes)`` a parsed one
+    and ``ProgramDesc(desc)`` a copy. "Flushed" means serialized since the last change."""
 
-    def __init__(self, program: "Program"):
+    def __init__(self, program: "Program | ProgramDesc | bytes | None" = None):
+        if program is None:
+            program = Program()
+        elif isinstance(program, (bytes, bytearray)):
+            program = program_from_bytes(bytes(program))
+        elif isinstance(program, ProgramDesc):
+            program = program._program.clone()
         self._program = program
+
+    def block(self, index: int) -> BlockDesc:
+        return BlockDesc(self._program.blocks[index])
+
+    def append_block(self, parent: BlockDesc) -> BlockDesc:
+        """A new block whose parent is ``parent`` (the current block does not change)."""
+        return BlockDesc(self._program._append_block(len(self._program.blocks), parent.id))
 
     def serialize_to_string(self) -> bytes:
         self.flush()
@@ -205,6 +220,36 @@ class Program:
                     if var is not None:
                         var.op = op
 
+    def _copy_param_info_from(self, other: "Program") -> None:
+        """Make the variables named like ``other``'s parameters Parameters with the same
+        trainable, optimize_attr, regularizer and clip settings (Paddle's clone helper)."""
+        if not isinstance(other, Program):
+            raise TypeError("Function Program._copy_param_info_from() needs to pass in a source "
+                            f"Program, but received {type(other)}")
+        block = self.global_block()
+        for param in other.global_block().all_parameters():
+            var = block.vars.get(param.name)
+            if var is None or isinstance(var, Parameter):
+                continue
+            new = _copy_var(param, block)
+            new._shape, new._dtype = var._shape, var._dtype
+            block.vars[param.name] = new
+        self._link_producers()
+
+    def _copy_dist_param_info_from(self, other: "Program") -> None:
+        """Copy the distributed-training markers of ``other`` (none unless a transpiler set
+        them)."""
+        if not isinstance(other, Program):
+            raise TypeError("Function Program._copy_param_info_from() needs to pass in a source "
+                            f"Program, but received {type(other)}")
+        for name in ("_is_distributed", "_is_chief", "_parameters_on_pservers", "_endpoints",
+                     "_ps_endpoint", "_distributed_lookup_table"):
+            if hasattr(other, name):
+                setattr(self, name, getattr(other, name))
+
+    def _sync_with_cpp(self) -> None:
+        """Nothing to do: ``program.desc`` is a view of this Program, never a copy."""
+
     # -- pruning and state ------------------------------------------------------------------
     def _prune_with_input(self, feeded_var_names, targets) -> "Program":
         return prune_with_input(self, feeded_var_names, targets)
@@ -248,13 +293,13 @@ def _copy_var(var: Variable, block: Block) -> Variable:
     if isinstance(var, Parameter):
         new = Parameter(block, var.name, var.shape, var.dtype, trainable=var.trainable,
                         optimize_attr=dict(var.optimize_attr), regularizer=var.regularizer,
-                        need_clip=var.need_clip, lod_level=var.lod_level)
+                        need_clip=var.need_clip, lod_level=var._lod_level)
         new._stop_gradient = var._stop_gradient        # set apart from trainable by the user
         new.do_model_average, new.is_distributed = var.do_model_average, var.is_distributed
     else:
         new = Variable(block, var.name, type=var.type, persistable=var.persistable,
                        stop_gradient=var.stop_gradient, is_data=var.is_data,
-                       need_check_feed=var.need_check_feed, lod_level=var.lod_level,
+                       need_check_feed=var.need_check_feed, lod_level=var._lod_level,
                        belong_to_optimizer=var.belong_to_optimizer)
     new._shape, new._dtype = var._shape, var._dtype
     new.desc_attrs = list(var.desc_attrs)

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ..ops.registry import grad_name
-from ..ops.types import AttrType, Meta, VarType, convert_dtype, to_numpy_dtype
+from ..ops.types import Meta, VarType, convert_dtype, to_numpy_dtype
 from . import unique_name
 from .arithmetic import OperatorMethods, scale_rule
+from .desc import VarDesc
 
 if TYPE_CHECKING:
     from .block import Block
@@ -26,10 +27,12 @@ class Variable(OperatorMethods):
                  need_check_feed: bool = False, belong_to_optimizer: bool = False):
         self.block = block
         self._name = name
+        if dtype is not None and not isinstance(dtype, str) and int(dtype) == VarType.STRINGS:
+            type, dtype, lod_level = VarType.STRINGS, None, None     # a STRINGS "dtype" is a kind
         self.type = VarType(type)
         self._shape = None if shape is None else _check_shape(shape)
         self._dtype = None if dtype is None else convert_dtype(dtype)
-        self.lod_level = lod_level
+        self._lod_level = lod_level       # None: the VarDesc carries no lod_level field
         self._persistable = bool(persistable)
         self._stop_gradient = bool(stop_gradient)
         self.is_data = is_data
@@ -60,6 +63,21 @@ class Variable(OperatorMethods):
     @property
     def has_tensor_desc(self) -> bool:
         return self._shape is not None or self._dtype is not None
+
+    @property
+    def lod_level(self) -> int | None:
+        """Paddle's: the LoD depth of a tensor (0 unless set), None for a STRINGS variable;
+        a SelectedRows has none."""
+        if self.type == VarType.SELECTED_ROWS:
+            raise Exception("SelectedRows DO NOT support lod")
+        if self.type == VarType.STRINGS:
+            return None
+        return self._lod_level or 0
+
+    @lod_level.setter
+    def lod_level(self, value: int | None) -> None:
+        self._lod_level = value
+        self.block.program._bump()
 
     @property
     def persistable(self) -> bool:
@@ -119,6 +137,31 @@ class Variable(OperatorMethods):
     def element_size(self) -> int:
         return to_numpy_dtype(self.dtype).itemsize
 
+    def detach(self) -> "Variable":
+        """A stop_gradient Variable sharing this one's value (op ``share_data``)."""
+        if self.type not in (VarType.LOD_TENSOR, VarType.SELECTED_ROWS):
+            raise AssertionError("only support a variable with SELECTED_ROWS or LOD_TENSOR to be "
+                                 "detached")
+        out = self.block.create_var(
+            name=unique_name.generate_with_ignorable_key("detach_" + self.name),
+            dtype=self._dtype, type=self.type, persistable=self.persistable, stop_gradient=True)
+        out._shape = self._shape
+        self.block.append_op(type="share_data", inputs={"X": [self]}, outputs={"Out": [out]})
+        return out
+
+    # dynamic-graph methods: a static Variable has no value to give (Paddle's fake interfaces)
+    def numpy(self):
+        _dynamic_only("numpy")
+
+    def backward(self, *args, **kwargs):
+        _dynamic_only("backward")
+
+    def gradient(self):
+        _dynamic_only("gradient")
+
+    def clear_gradient(self):
+        _dynamic_only("clear_gradient")
+
     # -- ops through operators (Paddle's patched operators) ------------------------------------
     def _binary(self, op_type: str, other: Any, reverse: bool = False) -> "Variable":
         """``self <op> other`` (``other <op> self`` when ``reverse``), as Paddle appends it."""
@@ -172,62 +215,6 @@ class Variable(OperatorMethods):
         return out
 
 
-class VarDesc:
-    """The part of Paddle's VarDesc API that programs use, over one Variable."""
-
-    def __init__(self, var: Variable):
-        self._var = var
-
-    def name(self) -> str:
-        return self._var.name
-
-    def shape(self) -> list:
-        return list(self._var.shape)
-
-    def dtype(self) -> VarType:
-        return self._var.dtype
-
-    def type(self) -> VarType:
-        return self._var.type
-
-    def persistable(self) -> bool:
-        return self._var.persistable
-
-    def set_persistable(self, value: bool) -> None:
-        self._var.persistable = value
-
-    def need_check_feed(self) -> bool:
-        return self._var.need_check_feed
-
-    def set_need_check_feed(self, value: bool) -> None:
-        self._var.need_check_feed = bool(value)
-        self._var.block.program._bump()
-
-    def stop_gradient(self) -> bool:
-        return self._var.stop_gradient
-
-    def set_stop_gradient(self, value: bool) -> None:
-        self._var.stop_gradient = value
-
-    def has_stop_gradient(self) -> bool:
-        return self._var.stop_gradient or self._var.has_stop_gradient
-
-    def has_is_parameter(self) -> bool:
-        return self._var.is_parameter or self._var.has_is_parameter
-
-    def _set_attr(self, name: str, value: int | str | list) -> None:
-        """A VarDesc.Attr (INT, STRING or INTS), serialized with the variable."""
-        attr_type = (AttrType.STRING if isinstance(value, str) else
-                     AttrType.INTS if isinstance(value, (list, tuple)) else AttrType.INT)
-        value = [int(v) for v in value] if attr_type == AttrType.INTS else value
-        attrs = [a for a in self._var.desc_attrs if a[0] != name]
-        self._var.desc_attrs = attrs + [(name, attr_type, value)]
-        self._var.block.program._bump()
-
-    def attr(self, name: str):
-        return next((v for n, _, v in self._var.desc_attrs if n == name), None)
-
-
 class Parameter(Variable):
     """A persistable, trainable Variable of the global block."""
 
@@ -265,6 +252,16 @@ class Parameter(Variable):
     def trainable(self, value: bool) -> None:
         self._trainable = bool(value)
         self.stop_gradient = not value
+
+
+def _dynamic_only(method: str):
+    raise AssertionError(f"'{method}' only can be called by `paddle.Tensor` in dynamic graph "
+                         "mode. Suggestions:\n  1. If you are in static graph mode, you can "
+                         "switch to dynamic graph mode by turning off `paddle.enable_static()` or "
+                         "calling `paddle.disable_static()`.\n  2. If you are using "
+                         "`@paddle.jit.to_static`, you can call `paddle.jit.enable_to_static("
+                         f"False)`. If you have to translate dynamic graph to static graph, "
+                         f"please use other API to replace '{method}'.")
 
 
 def _check_shape(shape: Sequence[Any]) -> tuple:

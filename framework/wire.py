@@ -135,6 +135,43 @@ def fields(buf: bytes, pos: int, end: int) -> list[tuple[int, int, object]]:
     return out
 
 
+def field_slices(buf: bytes, pos: int, end: int):
+    """Like :func:`fields`, lazily, with a ``slice`` of ``buf`` instead of the payload of
+    length-delimited fields: big messages are walked without copying their parts."""
+    try:
+        while pos < end:
+            k = buf[pos]
+            pos += 1
+            if k >= 0x80:
+                k, pos = read_varint(buf, pos - 1)
+            if k < 8:
+                raise WireError("field number 0", pos)
+            wire_type = k & 7
+            if wire_type == LENGTH:
+                n, pos = read_varint(buf, pos)
+                stop = pos + n
+                if stop > end:
+                    raise WireError(f"field {k >> 3} claims {n} bytes but only {end - pos} "
+                                    "remain", pos)
+                yield k >> 3, LENGTH, slice(pos, stop)
+                pos = stop
+            elif wire_type == VARINT:
+                v, pos = read_varint(buf, pos)
+                yield k >> 3, VARINT, v
+            elif wire_type == FIXED32 or wire_type == FIXED64:
+                stop = pos + (4 if wire_type == FIXED32 else 8)
+                if stop > end:
+                    raise WireError(f"field {k >> 3} is cut off", pos)
+                yield k >> 3, wire_type, slice(pos, stop)
+                pos = stop
+            else:
+                raise WireError(f"field {k >> 3} has unsupported wire type {wire_type}", pos)
+    except IndexError:
+        raise WireError("the data ends in the middle of a field", end) from None
+    if pos != end:
+        raise WireError("a field runs past the end of its message", end)
+
+
 def scalars(wire_type: int, value, kind: str) -> list:
     """One or more repeated scalar values of a field (unpacked or packed); ``kind`` is 'varint',
     'float' or 'double'."""

@@ -3,9 +3,11 @@ family module registers its ops when imported; double_grad and fused come last b
 refer to ops declared before them."""
 from . import (  # noqa: F401
     activation, collective, conv, creation, dropout, elementwise, embedding, feed_fetch, index,
-    linalg, logic, loss, manipulation, math, metric, norm, optimizer, pool, py_func, random,
-    reduce, search, slicing)
+    index_assign, linalg, logic, loss, manipulation, math, metric, norm, optimizer, pool,
+    py_func, random, reduce, search, slicing)
 from . import attribute, einsum, rnn  # noqa: F401
+from . import (activation_piecewise, activation_smooth, conv_transpose, group_norm,  # noqa: F401
+               interpolate, pad)
 from . import double_grad, fused, fused_conv  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)

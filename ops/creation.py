@@ -1,4 +1,5 @@
-"""Creation ops: fill_constant, fill_any_like, assign_value, assign, range and tril_triu
+"""Creation ops: fill_constant, fill_any_like, assign_value, assign, share_data, range and
+tril_triu
 (Paddle keeps tril/triu with the creation API)."""
 from __future__ import annotations
 
@@ -89,6 +90,16 @@ def assign_kernel(x):
 @assign.def_grad
 def assign_grad(dout):
     return dout
+
+
+# -- share_data (Variable.detach): the same value under another name, off the gradient path --
+share_data = register_op("share_data", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
+                         differentiable=False, views_input=True)
+
+
+@share_data.def_kernel
+def share_data_kernel(x):
+    return x
 
 
 # -- range (paddle.arange): [Start, End) by Step, three one-element tensors ----------------------

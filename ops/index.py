@@ -1,4 +1,4 @@
-"""Index ops: gather, index_select, take_along_axis and one_hot_v2."""
+"""Index ops: gather, gather_nd, index_select, take_along_axis, where_index and one_hot_v2."""
 from __future__ import annotations
 
 import numpy as np
@@ -181,3 +181,51 @@ def take_along_axis_grad(input, index, dresult, *, Axis):  # noqa: A002, N803
     dx = np.zeros_like(input)
     np.add.at(dx, _along_index(input, index, normalize_axis(Axis, input.ndim)), dresult)
     return dx, None
+
+
+# -- gather_nd: X at the coordinates along Index's last axis ----------------------------------
+gather_nd = register_op("gather_nd", inputs=["X", "Index"], outputs=["Out"], no_grad=["Index"])
+
+
+@gather_nd.def_infer_shape
+def gather_nd_shape(x: Meta, index: Meta):
+    depth = index.shape[-1] if index.shape else 0
+    if depth > len(x.shape):
+        raise ValueError(f"gather_nd: the last dim of Index ({depth}) must not exceed the rank "
+                         f"of X ({len(x.shape)})")
+    return Meta(tuple(index.shape[:-1]) + tuple(x.shape[depth if depth >= 0 else 0:]), x.dtype)
+
+
+def _coordinates(index: np.ndarray) -> tuple:
+    return tuple(np.moveaxis(index, -1, 0)) if index.shape[-1] else ()
+
+
+@gather_nd.def_kernel
+def gather_nd_kernel(x, index):
+    if not index.shape[-1]:             # an empty coordinate picks all of X, per index row
+        return np.broadcast_to(x, index.shape[:-1] + x.shape).copy()
+    return x[_coordinates(index)]
+
+
+@gather_nd.def_grad
+def gather_nd_grad(x, index, dout):
+    dx = np.zeros_like(x)
+    if not index.shape[-1]:
+        return dout.reshape((-1,) + x.shape).sum(axis=0).astype(x.dtype), None
+    np.add.at(dx, _coordinates(index), dout)
+    return dx, None
+
+
+# -- where_index (paddle.nonzero): the coordinates of the true elements, [N, rank] int64 ------
+where_index = register_op("where_index", inputs=["Condition"], outputs=["Out"],
+                          differentiable=False)
+
+
+@where_index.def_infer_shape
+def where_index_shape(condition: Meta):
+    return Meta((-1, len(condition.shape)), VarType.INT64)
+
+
+@where_index.def_kernel
+def where_index_kernel(condition):
+    return np.argwhere(condition).astype(np.int64)

@@ -1,13 +1,14 @@
 """Shape and layout ops: cast, reshape2, transpose2, flatten_contiguous_range, squeeze2,
-unsqueeze2, tile and expand_v2. All but cast, tile and expand_v2 also return XShape: an empty
+unsqueeze2, tile, expand_v2 and broadcast_tensors. All but cast, tile, expand_v2 and
+broadcast_tensors also return XShape: an empty
 array of shape [0] + X's shape, Paddle's way of passing X's shape on to the grad op. Cutting and
 joining (slice, strided_slice, split, concat, stack) are in slicing.py."""
 from __future__ import annotations
 
 import numpy as np
 
-from .common import normalize_axis, runtime_ints
-from .registry import register_op
+from .common import broadcast_shape, normalize_axis, runtime_ints
+from .registry import register_op, unbroadcast
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
 
@@ -147,11 +148,12 @@ flatten.def_grad(_grad_from_xshape)
 # -- squeeze2 / unsqueeze2 ---------------------------------------------------------------------
 def squeezed_shape(shape: tuple, axes) -> tuple:
     """Paddle's squeeze: drop the given size-1 axes (all size-1 axes when ``axes`` is empty);
-    a listed axis whose size is not 1 is kept."""
+    a listed axis whose size is not 1 is kept, one of unknown size (-1, before running) is
+    dropped as Paddle's compile-time rule does."""
     if not axes:
         return tuple(d for d in shape if d != 1)
     drop = {normalize_axis(a, len(shape)) for a in axes}
-    return tuple(d for i, d in enumerate(shape) if not (i in drop and d == 1))
+    return tuple(d for i, d in enumerate(shape) if not (i in drop and d in (1, -1)))
 
 
 squeeze2 = register_op("squeeze2", inputs=["X"], outputs=["Out", "XShape"],
@@ -302,3 +304,25 @@ def expand_v2_kernel(x, shape_tensor=None, shape_list=None, *, shape):
 @expand_v2.def_grad
 def expand_v2_grad(x, dout):
     return dout, None, None     # reduced to X's shape by the registry (unbroadcast)
+
+
+# -- broadcast_tensors: every input broadcast to their common shape --------------------------
+broadcast_tensors = register_op("broadcast_tensors", inputs=["X*"], outputs=["Out*"])
+
+
+@broadcast_tensors.def_infer_shape
+def broadcast_tensors_shape(xs):
+    shape: tuple = ()
+    for m in xs:
+        shape = broadcast_shape(shape, tuple(m.shape))
+    return [Meta(shape, m.dtype) for m in xs]
+
+
+@broadcast_tensors.def_kernel
+def broadcast_tensors_kernel(xs):
+    return [np.array(a) for a in np.broadcast_arrays(*xs)]
+
+
+@broadcast_tensors.def_grad
+def broadcast_tensors_grad(x, dout):
+    return [unbroadcast(g, like) for g, like in zip(dout, x)]

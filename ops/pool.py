@@ -15,7 +15,7 @@ import numpy as np
 
 from .pool_kernels import pool_kernel
 from .registry import register_op
-from .types import AttrType, Meta
+from .types import AttrType, Meta, VarType
 from .windows import check_layout, from_nchw, resolve_padding, to_nchw
 
 POOL_ATTRS = {
@@ -223,3 +223,74 @@ def pool2d_grad(x, out, dout, *, pooling_type, ksize, global_pooling, strides, p
         dx = (_max_backward(nchw, to_nchw(out, channel_last), dout, plan)
               if pooling_type == "max" else _avg_backward(nchw, dout, plan))
     return np.ascontiguousarray(from_nchw(dx, channel_last))
+
+
+# -- max_pool2d_with_index: max pooling that also returns where each maximum came from -----------
+max_pool2d_with_index = register_op(
+    "max_pool2d_with_index", inputs=["X"], outputs=["Out", "Mask"],
+    attrs={"ksize": (AttrType.INTS, []), "strides": (AttrType.INTS, [1, 1]),
+           "paddings": (AttrType.INTS, [0, 0]), "global_pooling": False, "adaptive": False})
+
+
+def _index_pool_geometry(in_hw, ksize, strides, paddings, global_pooling, adaptive):
+    """(kernel, paddings, output size) as Paddle's MaxPoolWithIndexInferMeta computes them:
+    one padding per side pair, output (in - k + 2 * pad) // stride + 1."""
+    ksize, paddings = [int(k) for k in ksize], [int(p) for p in paddings]
+    if global_pooling:
+        ksize, paddings = list(in_hw), [0, 0]
+    if len(ksize) != 2 or len(strides) != 2 or len(paddings) != 2:
+        raise ValueError(f"op 'max_pool2d_with_index': ksize, strides and paddings must have 2 "
+                         f"values each for a 4-D input, received ksize={ksize}, "
+                         f"strides={list(strides)}, paddings={paddings}")
+    if adaptive:
+        return ksize, paddings, tuple(ksize)
+    if min(strides) <= 0:
+        raise ValueError(f"op 'max_pool2d_with_index': strides must be positive, received "
+                         f"{list(strides)}")
+    out = tuple(-1 if in_hw[i] < 0 else (in_hw[i] - ksize[i] + 2 * paddings[i]) // strides[i] + 1
+                for i in range(2))
+    if any(o == 0 or o < -1 for o in out):
+        raise ValueError(f"op 'max_pool2d_with_index': the output size {list(out)} must be "
+                         f"greater than 0 (input {list(in_hw)}, ksize {ksize}, paddings "
+                         f"{paddings}, strides {list(strides)})")
+    return ksize, paddings, out
+
+
+@max_pool2d_with_index.def_infer_shape
+def max_pool2d_with_index_shape(x: Meta, *, ksize, strides, paddings, global_pooling, adaptive):
+    if len(x.shape) != 4:
+        raise ValueError(f"op 'max_pool2d_with_index': the input should be a 4-D tensor, but "
+                         f"received {list(x.shape)}")
+    _, _, out = _index_pool_geometry(x.shape[2:], ksize, strides, paddings, global_pooling,
+                                     adaptive)
+    shape = tuple(x.shape[:2]) + out
+    return Meta(shape, x.dtype), Meta(shape, VarType.INT32)
+
+
+@max_pool2d_with_index.def_kernel
+def max_pool2d_with_index_kernel(x, *, ksize, strides, paddings, global_pooling, adaptive):
+    """Out and Mask (the flat h * W + w input position of each first maximum, int32)."""
+    n, c, h, w = x.shape
+    ksize, paddings, out = _index_pool_geometry((h, w), ksize, strides, paddings,
+                                                global_pooling, adaptive)
+    rows, cols = (_axis_windows(size, out[i], ksize[i], strides[i], paddings[i], adaptive, True)
+                  for i, size in enumerate((h, w)))
+    windows = x[:, :, rows.index[:, :, None, None], cols.index[None, None, :, :]]
+    valid = rows.valid[:, :, None, None] & cols.valid[None, None, :, :]   # OH KH OW KW
+    lowest = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    windows = np.where(valid, windows, lowest).transpose(0, 1, 2, 4, 3, 5)
+    windows = windows.reshape(n, c, out[0], out[1], -1)
+    first = windows.argmax(axis=-1)
+    kw = cols.index.shape[1]
+    h_at = rows.index[np.arange(out[0])[:, None], first // kw]
+    w_at = cols.index[np.arange(out[1]), first % kw]
+    pooled = np.take_along_axis(windows, first[..., None], axis=-1)[..., 0]
+    return pooled, (h_at * w + w_at).astype(np.int32)
+
+
+@max_pool2d_with_index.def_grad
+def max_pool2d_with_index_grad(x, mask, dout):
+    n, c, h, w = x.shape
+    plane = np.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+    dx = np.bincount((plane + mask).ravel(), weights=dout.ravel(), minlength=x.size)
+    return dx.reshape(x.shape).astype(x.dtype, copy=False)

@@ -2,8 +2,9 @@
 
 Paddle's attributes are kept (``forward_callable_id``, ``backward_callable_id``,
 ``backward_skip_vars``); ``forward_callable_name`` / ``backward_callable_name`` add the
-readable names (``module:qualname``) that the kernel actually resolves, so a program runs the
-right function in any process or fails naming the missing one (see ``py_func_registry``).
+readable names (``module:qualname``) that the kernel looks up among the functions registered
+for py_func, so a program runs the right function in any process that registered it or fails
+naming the missing one; a name never imports or reaches anything else (``py_func_registry``).
 
 At run time the function gets the input values as read-only NumPy arrays and returns None
 (no outputs), one value, or a list/tuple of one value per output, as

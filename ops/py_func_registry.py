@@ -1,37 +1,35 @@
-"""The process-wide registry of py_func callables, keyed by readable names.
+"""The functions py_func ops may call: only those this process registered for that purpose.
 
-Paddle keeps py_func callables in a process-global list and stores only the list index
-(``forward_callable_id``) in the op, so a saved program points at nothing, or at the wrong
-function, in another process. pyfluid also records a readable name per function:
+A program names the function of each py_func op (``module:qualname``, beside Paddle's integer
+``forward_callable_id``), and a program may come from an untrusted file. So a name resolves
+only through this registry, filled on purpose by the process:
 
-* ``module:qualname`` when importing ``module`` and following ``qualname`` gives back this
-  very function (it is *importable*);
-* ``module:qualname#n`` otherwise (lambdas, nested functions, bound methods, partials, or a
-  second function under a name already taken in this process). Such names only resolve in
-  the process that registered them, or after an explicit ``register_py_func(fn, name=...)``.
+* passing a function to ``pyfluid.static.py_func`` while building a program registers it;
+* ``pyfluid.static.register_py_func(fn)`` (also usable as a decorator, in the module that
+  defines the function) registers it ahead of loading a saved program.
 
-A name always means one function within a process; registering a different function under a
-taken name is an error. A name missing from the registry is resolved, without importing
-anything, from an already-imported *user* module (one outside the Python installation,
-site-packages and pyfluid itself) and only to a plain function whose own module and qualname
-are that name: a program file can never make pyfluid call an arbitrary library function.
+Nothing is ever imported, looked up in ``sys.modules`` or followed with ``getattr`` from a
+name: a program file can call only functions the process offered to py_func, never an
+arbitrary function of the user's script or of a library.
 
-Integer ids are still handed out as Paddle does (0, 1, 2, ... per registration) for the
-``forward_callable_id`` / ``backward_callable_id`` attributes.
+Naming reads only the function's own ``__module__`` and ``__qualname__``: a function gets
+``module:qualname``, or ``module:qualname#n`` when that name already belongs to a different
+function in this process (a redefined function, a second lambda). One name means one function
+within a process; ``register_py_func(fn, name=...)`` picks the name explicitly (to run a program
+saved by a script whose function was ``__main__:relu``). Integer ids are still handed out as
+Paddle does (0, 1, 2, ... per py_func call) for ``forward_callable_id`` /
+``backward_callable_id``.
 """
 from __future__ import annotations
 
 import inspect
-import os
-import site
-import sys
-import sysconfig
-import types
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
+
+F = TypeVar("F", bound=Callable)
 
 
 class PyFuncNotRegisteredError(LookupError):
-    """A py_func op names a function that this process does not know."""
+    """A py_func op names a function that this process has not registered."""
 
 
 class RegisteredFunc(NamedTuple):
@@ -61,17 +59,6 @@ def base_name(fn: Callable) -> str:
     return f"{module}:{qualname}"
 
 
-def _follow(name: str) -> Any:
-    """The object ``module:qualname`` denotes among already-imported modules, or None."""
-    module_name, _, qualname = name.partition(":")
-    obj = sys.modules.get(module_name)
-    for part in qualname.split("."):
-        if obj is None:
-            return None
-        obj = getattr(obj, part, None)
-    return obj
-
-
 def _takes_inputs(fn: Callable) -> bool:
     try:
         spec = inspect.getfullargspec(fn)
@@ -80,12 +67,20 @@ def _takes_inputs(fn: Callable) -> bool:
     return bool(spec.args or spec.varargs or spec.varkw)
 
 
-def register_py_func(fn: Callable, name: str | None = None) -> str:
-    """Register ``fn`` for py_func ops and return its readable name.
+def register_py_func(fn: F | None = None, name: str | None = None) -> F | Callable[[F], F]:
+    """Allow programs to call ``fn`` from py_func ops; returns ``fn`` (so it is a decorator).
 
-    Registering the same function again returns the name it already has. With ``name``,
-    ``fn`` answers to that name (e.g. to run a program saved by a script whose functions were
-    named ``__main__:relu``); a name taken by a different function is a ValueError."""
+    ``@register_py_func`` or ``register_py_func(fn)`` names it ``module:qualname``;
+    ``@register_py_func(name="mod:f")`` / ``register_py_func(fn, name="mod:f")`` give the name
+    a saved program uses. Registering the same function again is a no-op; a name taken by a
+    different function is a ValueError."""
+    if fn is None:
+        return lambda f: register_py_func(f, name)
+    _register(fn, name)
+    return fn
+
+
+def _register(fn: Callable, name: str | None) -> str:
     if fn is None or not callable(fn):
         raise TypeError("func must be a Python function")
     key = _key(fn)
@@ -110,7 +105,7 @@ def register_py_func(fn: Callable, name: str | None = None) -> str:
 
 def _fresh_name(fn: Callable) -> str:
     base = base_name(fn)
-    if base not in _BY_NAME and _follow(base) is fn:
+    if base not in _BY_NAME:
         return base
     while True:
         _SUFFIX_COUNT[base] = _SUFFIX_COUNT.get(base, 0) + 1
@@ -119,9 +114,18 @@ def _fresh_name(fn: Callable) -> str:
             return name
 
 
+def py_func_name(fn: Callable) -> str:
+    """The name a registered function answers to in programs (LookupError if unregistered)."""
+    name = _NAME_OF.get(_key(fn))
+    if name is None:
+        raise PyFuncNotRegisteredError(f"{base_name(fn)} is not registered: call "
+                                       "pyfluid.static.register_py_func on it first")
+    return name
+
+
 def acquire_id(fn: Callable) -> tuple[int, str]:
     """Register ``fn`` (if needed) and hand out the next Paddle callable id for it."""
-    name = register_py_func(fn)
+    name = _register(fn, None)
     _IDS.append(name)
     return len(_IDS) - 1, name
 
@@ -136,50 +140,19 @@ def registered_func_num() -> int:
 
 
 def lookup(name: str) -> RegisteredFunc:
-    """The function registered as ``name``, resolving importable names of user modules that
-    are already imported. Raises PyFuncNotRegisteredError with what to do."""
+    """The function registered as ``name``; PyFuncNotRegisteredError says how to register."""
     entry = _BY_NAME.get(name)
-    if entry is not None:
-        return entry
-    obj = _follow(name) if "#" not in name else None
-    if (isinstance(obj, types.FunctionType) and base_name(obj) == name
-            and _is_user_module(sys.modules.get(obj.__module__))):
-        register_py_func(obj, name)
-        return _BY_NAME[name]
-    raise PyFuncNotRegisteredError(_missing_message(name))
+    if entry is None:
+        raise PyFuncNotRegisteredError(_missing_message(name))
+    return entry
 
 
 def _missing_message(name: str) -> str:
     module_name, _, qualname = name.partition(":")
-    short = qualname.split(".")[-1].split("#")[0]
-    if "#" in name or "<locals>" in name or "<lambda>" in name:
-        how = (f"it is not importable (a nested function, lambda, bound method, or a second "
-               f"function with the same name), so register it explicitly: "
-               f"pyfluid.static.register_py_func({short}, name={name!r})")
-    elif module_name not in sys.modules:
-        how = (f"import the module that defines it (import {module_name}) or call "
-               f"pyfluid.static.register_py_func({short})")
-    else:
-        how = (f"module {module_name!r} is imported but does not define a plain function "
-               f"{qualname!r} of its own (or is a library module, which is never searched); "
-               f"call pyfluid.static.register_py_func({short}, name={name!r})")
-    return (f"py_func: the Python function {name!r} is not registered in this process. "
-            f"Programs store the function's name, not its code: {how} before Executor.run.")
-
-
-def _installation_dirs() -> tuple[str, ...]:
-    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-            sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
-            sysconfig.get_paths()["platlib"], *getattr(site, "getsitepackages", list)(),
-            site.getusersitepackages()}
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    dirs.update(os.path.join(package_root, d)
-                for d in ("ops", "framework", "executor", "proto", "pyfluid"))
-    return tuple(os.path.realpath(d) + os.sep for d in dirs if d)
-
-
-def _is_user_module(module: Any) -> bool:
-    path = getattr(module, "__file__", None)
-    if not path:
-        return False
-    return not os.path.realpath(path).startswith(_installation_dirs())
+    short = qualname.split(".")[-1].split("#")[0] or "fn"
+    return (f"py_func: the Python function {name!r} is not registered in this process. A "
+            "program stores the names of its functions, and pyfluid calls only functions "
+            "registered on purpose (never by importing or looking up a name): register it "
+            f"before Executor.run, e.g. put @pyfluid.static.register_py_func above "
+            f"`def {short}` in {module_name!r} and import that module, or call "
+            f"pyfluid.static.register_py_func({short}, name={name!r}).")

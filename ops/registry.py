@@ -213,6 +213,8 @@ class OpDef:
 
 
 def _keyword_names(fn: Callable, declared: dict) -> tuple:
+    if isinstance(fn, np.ufunc):        # NumPy < 2.1 ufuncs have no signature; they take no attrs
+        return ()
     params = inspect.signature(fn).parameters.values()
     if any(p.kind == p.VAR_KEYWORD for p in params):
         return tuple(declared)
@@ -355,9 +357,11 @@ def get_op(type: str) -> OpDef:
         return _OPS[type]
     except KeyError:
         close = difflib.get_close_matches(type, _OPS, n=5)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise UnknownOpError(f'Operator "{type}" has not been registered.{hint} '
-                             f"({len(_OPS)} ops are registered; see pyfluid.ops.registered_ops())") from None
+        hint = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+        error = UnknownOpError(f'Operator "{type}" has not been registered.')   # Paddle's text
+        error.__notes__ = [f"{hint}({len(_OPS)} ops are registered; see "
+                           "pyfluid.ops.registered_ops())"]     # shown in tracebacks
+        raise error from None
 
 
 def has_op(type: str) -> bool:

@@ -158,3 +158,40 @@ def where_kernel(condition, x, y):
 def where_grad(condition, x, y, dout):
     zero = dout.dtype.type(0)
     return None, np.where(condition, dout, zero), np.where(condition, zero, dout)
+
+
+# -- unique_consecutive: runs of equal elements (or slices along ``axis``) collapsed ----------
+unique_consecutive = register_op(
+    "unique_consecutive", inputs=["X"], outputs=["Out", "Index?", "Counts?"],
+    attrs={"return_inverse": False, "return_counts": False, "axis": (AttrType.INTS, []),
+           "dtype": int(VarType.FP32)}, differentiable=False)    # Paddle's default; the API
+                                                                  # always passes int64
+
+
+@unique_consecutive.def_infer_shape
+def unique_consecutive_shape(x: Meta, *, axis, dtype, **_):
+    if not axis:
+        return Meta((-1,), x.dtype), Meta((-1,), VarType(dtype)), Meta((-1,), VarType(dtype))
+    ax = normalize_axis(axis[0], len(x.shape))
+    out = tuple(-1 if i == ax else d for i, d in enumerate(x.shape))
+    return (Meta(out, x.dtype), Meta((-1,), VarType(dtype)),
+            Meta((-1,), VarType(dtype)))
+
+
+@unique_consecutive.def_kernel
+def unique_consecutive_kernel(x, *, return_inverse, return_counts, axis, dtype):
+    ax = normalize_axis(axis[0], x.ndim) if axis else 0
+    rows = np.moveaxis(x, ax, 0) if axis else x.reshape(-1)
+    n = len(rows)
+    if n:
+        flat = rows.reshape(n, -1)
+        starts = np.concatenate([[True], np.any(flat[1:] != flat[:-1], axis=1)])
+    else:
+        starts = np.zeros(0, dtype=bool)
+    first = np.flatnonzero(starts)
+    out = rows[first]
+    out = np.moveaxis(out, 0, ax) if axis else out
+    index_dtype = to_numpy_dtype(dtype)
+    inverse = (np.cumsum(starts) - 1).astype(index_dtype)
+    counts = np.diff(np.append(first, n)).astype(index_dtype)
+    return out, inverse, counts

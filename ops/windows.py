@@ -107,3 +107,58 @@ def crop_hw(xp: np.ndarray, pads) -> np.ndarray:
     """Undo :func:`pad_hw`."""
     h, w = xp.shape[2:]
     return xp[:, :, pads[0]:h - pads[1], pads[2]:w - pads[3]]
+
+
+# -- any number of spatial dims (conv3d, the transposed convolutions) ---------------------------
+def check_layout_nd(op_type: str, data_format: str, n_spatial: int) -> bool:
+    """True for channel-last; accepts NCHW/NHWC (2-D) or NCDHW/NDHWC (3-D) and AnyLayout."""
+    first, last = ("NCHW", "NHWC") if n_spatial == 2 else ("NCDHW", "NDHWC")
+    if data_format not in (first, last, "AnyLayout"):
+        raise ValueError(f"op '{op_type}': data_format must be '{first}' or '{last}', "
+                         f"received {data_format!r}")
+    return data_format == last
+
+
+def to_channel_first(x: np.ndarray, channel_last: bool) -> np.ndarray:
+    return np.moveaxis(x, -1, 1) if channel_last else x
+
+
+def from_channel_first(x: np.ndarray, channel_last: bool) -> np.ndarray:
+    return np.moveaxis(x, 1, -1) if channel_last else x
+
+
+def pad_spatial(x: np.ndarray, pads) -> np.ndarray:
+    """Zero-pad the spatial axes of an (N, C, *S) array by [before_0, after_0, ...]."""
+    if not any(pads):
+        return x
+    return np.pad(x, [(0, 0), (0, 0)] + [(pads[2 * i], pads[2 * i + 1])
+                                         for i in range(x.ndim - 2)])
+
+
+def crop_spatial(x: np.ndarray, pads, size) -> np.ndarray:
+    """The window [before_i, before_i + size_i) of each spatial axis (undoes pad_spatial)."""
+    return x[(slice(None), slice(None)) + tuple(slice(pads[2 * i], pads[2 * i] + s)
+                                                for i, s in enumerate(size))]
+
+
+def im2col_nd(xp: np.ndarray, ksize, strides, dilations, out_size) -> np.ndarray:
+    """:func:`im2col` for any number of spatial dims: a read-only (C, *K, N, *O) view."""
+    n, c = xp.shape[:2]
+    sn, sc, *ss = xp.strides
+    return as_strided(xp, shape=(c, *ksize, n, *out_size),
+                      strides=(sc, *(s * d for s, d in zip(ss, dilations)), sn,
+                               *(s * t for s, t in zip(ss, strides))), writeable=False)
+
+
+def col2im_nd(cols: np.ndarray, padded_size, strides, dilations) -> np.ndarray:
+    """Adjoint of :func:`im2col_nd`: sum (C, *K, N, *O) into a zero (C, N, *padded_size)
+    array, one kernel tap at a time."""
+    nd = len(padded_size)
+    c, ksize, n, out_size = cols.shape[0], cols.shape[1:1 + nd], cols.shape[1 + nd], \
+        cols.shape[2 + nd:]
+    out = np.zeros((c, n) + tuple(padded_size), dtype=cols.dtype)
+    for tap in np.ndindex(*ksize):
+        window = tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
+                       for k, d, s, o in zip(tap, dilations, strides, out_size))
+        out[(slice(None), slice(None)) + window] += cols[(slice(None),) + tap]
+    return out

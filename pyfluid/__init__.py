@@ -22,6 +22,10 @@ from .tensor.methods import patch_methods as _patch_methods  # noqa: E402
 from . import nn  # noqa: E402  (before the modules whose ParamAttr builds on nn.initializer)
 from . import (autograd, dataset, fluid, jit, linalg, onnx, optimizer,  # noqa: E402
                regularizer, static, utils)
+from . import base, device, pir_utils, reader  # noqa: E402  (base: Paddle 2.6's fluid)
+from .device import (CPUPlace, CUDAPinnedPlace, CUDAPlace, get_device,  # noqa: E402,F811
+                     is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_rocm,
+                     is_compiled_with_xpu, set_device)
 from .dataset.reader import batch  # noqa: E402
 from .io.state_io import load, save  # noqa: E402  (paddle.save / paddle.load of state dicts)
 from .param_attr import ParamAttr  # noqa: E402
@@ -43,7 +47,10 @@ def seed(value: int):
 
 
 __all__ = [
-    "CPUPlace", "DataParallel", "LoDTensor", "ParamAttr", "Program", "Tensor", "autograd", "batch",
+    "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "DataParallel", "base", "device", "get_device",
+    "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
+    "is_compiled_with_xpu", "pir_utils", "reader", "set_device", "LoDTensor", "ParamAttr",
+    "Program", "Tensor", "autograd", "batch",
     "create_parameter", "dataset", "disable_static", "distributed", "enable_static", "fluid", "grad",
     "in_dynamic_mode", "is_grad_enabled", "jit", "linalg", "load", "nn", "no_grad", "onnx",
     "optimizer",

@@ -1,12 +1,17 @@
-"""The ``pyfluid`` command: look at, run and draw inference models (``.pdmodel`` +
-``.pdiparams``, written by Paddle or pyfluid).
+"""The ``pyfluid`` command: look at, run, draw and convert inference models (``.pdmodel`` or
+Paddle 3's PIR ``.json``, + ``.pdiparams``, written by Paddle or pyfluid).
 
     pyfluid show MODEL                                  print the program
     pyfluid run MODEL --input NAME=file.npy [-o out.npz] run it, print (and save) the outputs
     pyfluid dot MODEL -o graph.svg                      draw it with Graphviz (-o x.dot: source)
+    pyfluid convert MODEL OUT.json | OUT.pdmodel        rewrite it in the other format
     pyfluid onnx MODEL -o model.onnx [--opset 17]       convert it to ONNX (needs `onnx`)
 
-MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` file itself.
+Errors are printed as one line (``pyfluid: error: ...``, exit status 1); add ``--traceback``
+to see where they came from.
+
+MODEL is the path prefix given to ``save_inference_model`` or the ``.pdmodel`` / ``.json``
+file itself.
 """
 from __future__ import annotations
 
@@ -15,15 +20,18 @@ import os
 import shutil
 import subprocess
 import sys
+import traceback
 from typing import Sequence
 
 import numpy as np
 
 from .executor import CPUPlace, Executor, Scope, scope_guard
 from .framework.program import Program
-from .framework.program import program_from_bytes
 from .io import ModelFileError, load_inference_model
-from .io.variables import read_bytes
+from .io.inference import read_program_file
+from .io.model_format import model_file
+from .io.pir import LEGACY_SUFFIX, PIR_SUFFIX
+from .io.pir.convert import convert_model
 
 _GRAPHVIZ_MISSING = ("Graphviz is not installed: install its `dot` program (apt-get install "
                      "graphviz, brew install graphviz or conda install graphviz) to render "
@@ -35,34 +43,59 @@ class CliError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; any error is one line on stderr and exit status 1 (``--traceback``
+    prints the whole traceback instead)."""
     args = _parser().parse_args(argv)
     try:
         return args.command(args)
-    except (CliError, ModelFileError, FileNotFoundError, ValueError) as exc:
-        print(f"pyfluid: error: {exc}", file=sys.stderr)
+    except Exception as exc:           # the model and its inputs are the user's: report, exit 1
+        if args.traceback:
+            traceback.print_exc()
+        print(f"pyfluid: error: {one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's message on one line, with its type when the message alone is not clear
+    (a built-in exception such as MemoryError or RecursionError)."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    builtin = type(exc).__module__ == "builtins" and not isinstance(exc, OSError)
+    return f"{type(exc).__name__}: {text}" if builtin or not text else text
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyfluid", description=__doc__.split("\n\n")[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--traceback", action="store_true",
+                        help="on an error, print the full traceback too")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    show = commands.add_parser("show", help="print the program of a model")
-    show.add_argument("model", help="path prefix or .pdmodel file")
+    show = commands.add_parser("show", parents=[common], help="print the program of a model")
+    show.add_argument("model", help="path prefix, .pdmodel or .json file")
     show.set_defaults(command=_show)
-    run = commands.add_parser("run", help="run a model on inputs from .npy files")
-    run.add_argument("model", help="path prefix or .pdmodel file")
+    run = commands.add_parser("run", parents=[common],
+                              help="run a model on inputs from .npy files")
+    run.add_argument("model", help="path prefix, .pdmodel or .json file")
     run.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                      help="a feed target and the .npy file holding its value (repeatable)")
     run.add_argument("--output", "-o", metavar="OUT.npz",
                      help="also save the outputs (keys y0, y1, ... in fetch order)")
     run.set_defaults(command=_run)
-    dot = commands.add_parser("dot", help="draw the program's graph with Graphviz")
-    dot.add_argument("model", help="path prefix or .pdmodel file")
+    dot = commands.add_parser("dot", parents=[common],
+                              help="draw the program's graph with Graphviz")
+    dot.add_argument("model", help="path prefix, .pdmodel or .json file")
     dot.add_argument("--output", "-o", required=True, metavar="OUT.svg",
                      help="output file; its extension picks the format (.dot writes the source)")
     dot.set_defaults(command=_dot)
-    to_onnx = commands.add_parser("onnx", help="convert the model to an ONNX file")
-    to_onnx.add_argument("model", help="path prefix or .pdmodel file")
+    convert = commands.add_parser("convert", parents=[common],
+                                  help="rewrite a model as PIR .json (Paddle 3) or .pdmodel "
+                                  "(Paddle 2.x)")
+    convert.add_argument("model", help="path prefix, .pdmodel or .json file")
+    convert.add_argument("output", help="OUT.json or OUT.pdmodel (the suffix picks the format); "
+                         "OUT.pdiparams is written beside it")
+    convert.set_defaults(command=_convert)
+    to_onnx = commands.add_parser("onnx", parents=[common],
+                                  help="convert the model to an ONNX file")
+    to_onnx.add_argument("model", help="path prefix, .pdmodel or .json file")
     to_onnx.add_argument("--output", "-o", required=True, metavar="OUT.onnx", help="ONNX file")
     to_onnx.add_argument("--opset", type=int, default=17, help="ONNX opset (default: 17)")
     to_onnx.set_defaults(command=_onnx)
@@ -70,12 +103,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _prefix(model: str) -> str:
-    return model[:-len(".pdmodel")] if model.endswith(".pdmodel") else model
+    for suffix in (LEGACY_SUFFIX, PIR_SUFFIX):
+        if model.endswith(suffix):
+            return model[:-len(suffix)]
+    return model
+
+
+def _model_path(model: str) -> str:
+    """The model file: the one named, or the one found for a prefix."""
+    if model.endswith((LEGACY_SUFFIX, PIR_SUFFIX)):
+        return model
+    return model_file(model)
 
 
 def _read_program(model: str) -> Program:
-    path = _prefix(model) + ".pdmodel"
-    return program_from_bytes(read_bytes(path), path)
+    return read_program_file(_model_path(model))
 
 
 def _targets(program: Program) -> tuple[list[str], list[str]]:
@@ -96,7 +138,7 @@ def _show(args: argparse.Namespace) -> int:
     weights = [v for v in block.vars.values()
                if v.persistable and v.name not in ("feed", "fetch")]
     size = sum(int(np.prod(v.shape)) for v in weights)
-    print(f"model: {_prefix(args.model)}.pdmodel")
+    print(f"model: {_model_path(args.model)}")
     print(f"inputs: {', '.join(_describe(block.vars[n]) for n in feeds) or '(none)'}")
     print(f"outputs: {', '.join(_describe(block.vars[n]) for n in fetches) or '(none)'}")
     print(f"weights: {len(weights)} variables, {size} values")
@@ -135,6 +177,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.output:
         np.savez(args.output, **{f"y{i}": v for i, v in enumerate(outputs)})
         print(f"saved {len(outputs)} output(s) to {args.output}")
+    return 0
+
+
+# -- convert ------------------------------------------------------------------------------------
+def _convert(args: argparse.Namespace) -> int:
+    if not args.output.endswith((LEGACY_SUFFIX, PIR_SUFFIX)):
+        raise CliError(f"the output must end in {PIR_SUFFIX} (Paddle 3 PIR) or {LEGACY_SUFFIX} "
+                       f"(Paddle 2.x), got '{args.output}'")
+    written = convert_model(_prefix(args.model), args.output)
+    print("wrote " + ", ".join(written))
     return 0
 
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["L2Decay", "WeightDecayRegularizer"]
+import numpy as np
+
+__all__ = ["L1Decay", "L1DecayRegularizer", "L2Decay", "L2DecayRegularizer",
+           "WeightDecayRegularizer"]
 
 
 class WeightDecayRegularizer:
@@ -19,6 +22,29 @@ class WeightDecayRegularizer:
         raise NotImplementedError
 
 
+class L1Decay(WeightDecayRegularizer):
+    """Adds ``coeff * sign(param)`` to the gradient (``sign`` then ``scale``)."""
+
+    def __init__(self, coeff: float = 0.0):
+        if coeff is None:
+            raise ValueError("coeff of L1Decay must not be None")
+        self._coeff = float(coeff)
+
+    def __call__(self, param, grad, block):
+        sign = block.create_var(dtype=param.dtype, shape=param.shape, lod_level=param._lod_level)
+        decay = block.create_var(dtype=param.dtype, shape=param.shape, lod_level=param._lod_level)
+        block.append_op(type="sign", inputs={"X": param}, outputs={"Out": sign})
+        block.append_op(type="scale", inputs={"X": sign}, outputs={"Out": decay},
+                        attrs={"scale": self._coeff})
+        return decay
+
+    def _numpy(self, param):
+        return (self._coeff * np.sign(param)).astype(param.dtype)
+
+    def __str__(self) -> str:
+        return f"L1Decay, coeff={self._coeff:f}"
+
+
 class L2Decay(WeightDecayRegularizer):
     """Adds ``coeff * param`` to the gradient (one ``scale`` op)."""
 
@@ -28,7 +54,7 @@ class L2Decay(WeightDecayRegularizer):
         self._coeff = float(coeff)
 
     def __call__(self, param, grad, block):
-        decay = block.create_var(dtype=param.dtype, shape=param.shape, lod_level=param.lod_level)
+        decay = block.create_var(dtype=param.dtype, shape=param.shape, lod_level=param._lod_level)
         block.append_op(type="scale", inputs={"X": param}, outputs={"Out": decay},
                         attrs={"scale": self._coeff})
         return decay
@@ -39,3 +65,6 @@ class L2Decay(WeightDecayRegularizer):
     def __str__(self) -> str:
         return f"L2Decay, coeff={self._coeff:f}"
 
+
+
+L1DecayRegularizer, L2DecayRegularizer = L1Decay, L2Decay     # the fluid-era names

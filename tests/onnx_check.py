@@ -133,11 +133,12 @@ def load_unchecked(prefix: str):
     import os
     from pyfluid.executor import Scope
     from pyfluid.framework.program import program_from_bytes
-    from pyfluid.io.variables import persistables, read_bytes, read_combined
-    program = program_from_bytes(read_bytes(prefix + ".pdmodel"), prefix)
+    from pyfluid.io.safe_read import read_file
+    from pyfluid.io.variables import persistables, read_combined
+    program = program_from_bytes(read_file(prefix + ".pdmodel"), prefix)
     scope = Scope()
     if os.path.exists(prefix + ".pdiparams"):
-        values = read_combined(read_bytes(prefix + ".pdiparams"), persistables(program), prefix)
+        values = read_combined(read_file(prefix + ".pdiparams"), persistables(program), prefix)
         for name, value in values.items():
             scope.var(name).get_tensor().set(value)
 

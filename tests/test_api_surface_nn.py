@@ -229,6 +229,6 @@ def test_layers_build_paddles_static_program():
     types = [op.type for op in main.global_block().ops if op.type not in ("feed", "fetch")]
     assert types == ["batch_norm", "layer_norm", "lookup_table_v2"]
     params = sorted(p.name for p in main.global_block().all_parameters())
-    assert params == ["batch_norm2_d_0.b_0", "batch_norm2_d_0.w_0", "batch_norm2_d_0.w_1",
-                      "batch_norm2_d_0.w_2", "embedding_0.w_0", "layer_norm_0.b_0",
+    assert params == ["batch_norm2d_0.b_0", "batch_norm2d_0.w_0", "batch_norm2d_0.w_1",
+                      "batch_norm2d_0.w_2", "embedding_0.w_0", "layer_norm_0.b_0",
                       "layer_norm_0.w_0"]

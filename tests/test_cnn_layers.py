@@ -138,9 +138,12 @@ def test_functional_conv2d_padding_forms_bias_and_depthwise():
     out = F.conv2d(x, w, b, stride=2, padding=[[0, 0], [0, 0], [1, 2], [0, 1]])
     F.conv2d(x, w, padding="valid")
     dw = F.conv2d(x, paddle.static.data("dw", [4, 1, 3, 3], "float32"), groups=2, padding=1)
-    conv, add, valid, depthwise = _ops(paddle.static.default_main_program())
+    conv, reshape, add, valid, depthwise = _ops(paddle.static.default_main_program())
     assert conv.attr("paddings") == [1, 2, 0, 1] and conv.attr("padding_algorithm") == "EXPLICIT"
-    assert add.type == "elementwise_add" and add.attr("axis") == 1
+    # as Paddle 2.6: the bias reshaped to [1, C, 1, 1], then added with axis -1
+    assert reshape.type == "reshape2" and reshape.attr("shape") == [1, 4, 1, 1]
+    assert add.type == "elementwise_add" and add.attr("axis") == -1
+    assert add.input("Y") == ["reshape2_0.tmp_0"]
     assert out.name == "conv2d_0.tmp_1" and tuple(out.shape) == (-1, 4, 4, 3)
     assert valid.attr("padding_algorithm") == "VALID" and depthwise.type == "depthwise_conv2d"
     assert tuple(dw.shape) == (-1, 4, 6, 6)

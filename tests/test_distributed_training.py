@@ -56,7 +56,8 @@ def test_checkpoint_is_written_by_rank_0_and_a_restart_continues_exactly(static_
     folder, _ = static_run
     checkpoint = folder / "ckpt"
     assert sorted(p.name for p in checkpoint.iterdir()) == [
-        "step2.pdmodel", "step2.pdopt", "step2.pdparams"]     # no temporaries left behind
+        "step2.pdmodel", "step2.pdopt", "step2.pdparams",
+        "step2.pdsha256"]     # the manifest of the save; no temporaries left behind
     result = launch([WORKER, "static", "resumed", "--distributed", "--steps", STEPS, "--batch",
                      BATCH, "--bucket", 4, "--resume", "ckpt/step2", "--start", 2], cwd=folder)
     assert result.returncode == 0, result.stdout + result.stderr

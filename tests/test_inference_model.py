@@ -157,7 +157,7 @@ def test_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="'path_prefix' should not be a directory"):
         paddle.static.save_inference_model(str(tmp_path) + "/", feeds, fetches, exe)
     with pytest.raises(ValueError, match="'feed_vars' should be a Variable or a list of Variable."):
-        paddle.static.save_inference_model(str(tmp_path / "m"), [], fetches, exe, program=main)
+        paddle.static.save_inference_model(str(tmp_path / "m"), "x", fetches, exe, program=main)
     with pytest.raises(ValueError, match="'fetch_vars' should be a Variable or a list"):
         paddle.static.save_inference_model(str(tmp_path / "m"), feeds, ["out"], exe)
     (tmp_path / "d.pdmodel").mkdir()
@@ -184,12 +184,16 @@ def test_failed_save_leaves_previous_files_intact(tmp_path):
         with pytest.raises(ValueError, match="cannot save variable 'fc_2.b_0'.*startup"):
             paddle.static.save_inference_model(prefix, feeds2, fetches2, exe, program=main2)
     assert {p: open(prefix + p, "rb").read() for p in before} == before
-    assert sorted(os.listdir(tmp_path)) == ["m.pdiparams", "m.pdmodel"]
+    assert sorted(os.listdir(tmp_path)) == ["m.pdiparams", "m.pdmodel", "m.pdsha256"]
 
 
-def _saved(tmp_path):
+def _saved(tmp_path, manifest=True):
+    """A saved model; without its manifest for tests that damage the files by hand (with it,
+    loading refuses them as not of one save before looking inside)."""
     main, exe, feeds, fetches, _ = _model()
     paddle.static.save_inference_model(str(tmp_path / "m"), feeds, fetches, exe, program=main)
+    if not manifest:
+        os.remove(tmp_path / "m.pdsha256")
     return exe, str(tmp_path / "m")
 
 
@@ -205,7 +209,7 @@ def _scope_state():
     (lambda p, m: p[:len(p) // 2], "while reading variable"),
 ])
 def test_corrupt_pdiparams_fails_clearly_and_leaves_scope_unchanged(tmp_path, damage, message):
-    exe, prefix = _saved(tmp_path)
+    exe, prefix = _saved(tmp_path, manifest=False)
     params = open(prefix + ".pdiparams", "rb").read()
     open(prefix + ".pdiparams", "wb").write(damage(params, None))
     with scope_guard(Scope()):
@@ -220,7 +224,7 @@ def test_corrupt_pdiparams_fails_clearly_and_leaves_scope_unchanged(tmp_path, da
 
 
 def test_foreign_files_fail_clearly(tmp_path):
-    exe, prefix = _saved(tmp_path)
+    exe, prefix = _saved(tmp_path, manifest=False)
     with open(prefix + ".pdmodel", "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     with pytest.raises(ModelFileError, match="m.pdmodel.*not a valid Paddle ProgramDesc"):
@@ -247,7 +251,7 @@ def test_params_of_another_model_are_refused(tmp_path):
 
 
 def test_unknown_op_in_a_model_is_a_clear_error(tmp_path):
-    exe, prefix = _saved(tmp_path)
+    exe, prefix = _saved(tmp_path, manifest=False)
     program = program_from_bytes(open(prefix + ".pdmodel", "rb").read())
     program.global_block().ops[2].type = "no_such_op"
     from pyfluid.framework.serialize import program_to_bytes

@@ -141,7 +141,7 @@ def _save(tmp_path, model_class=MLP, shape=(4, 6)):
 
 def test_jit_save_writes_paddle_inference_files(tmp_path):
     path, x, expected = _save(tmp_path)
-    assert sorted(os.listdir(tmp_path)) == ["model.pdiparams", "model.pdmodel"]
+    assert sorted(os.listdir(tmp_path)) == ["model.pdiparams", "model.pdmodel", "model.pdsha256"]
     paddle.enable_static()
     exe = paddle.static.Executor(paddle.CPUPlace())
     program, feeds, fetches = paddle.static.load_inference_model(path, exe)

@@ -1,6 +1,6 @@
 """examples/lstm_text_classifier.py: its model's loss and gradients equal Paddle 2.6's for one
 step from the same weights (tests/paddle_grads/lstm_classifier_26.npz, recorded by
-tools/paddle_models/record_lstm_grads.py), in eager and in static mode; and it trains (the loss
+tools/paddle_references/record_lstm_grads.py), in eager and in static mode; and it trains (the loss
 goes down) in both modes."""
 from __future__ import annotations
 

@@ -131,6 +131,10 @@ CASES = [
     case("argsort", {"X": distinct(3, 5)}),
     case("argsort", {"X": np.array([[2, 1, 2, 1, 0]], np.float32)}, "argsort_ties_desc",
          descending=True, axis=1),
+    # -- indexing as Paddle 2.6 lowers x[index] ---------------------------------------------
+    case("gather_nd", {"X": f32(3, 4, 2), "Index": np.array([[2, 1], [0, 3]], np.int32)}),
+    case("where_index", {"Condition": np.array([[True, False], [False, True]])}),
+    case("share_data", {"X": f32(2, 3)}),
 ]
 
 

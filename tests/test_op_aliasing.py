@@ -61,6 +61,13 @@ _ADAM = lambda: {"Param": f32(3, 2), "Grad": f32(3, 2), "LearningRate": pos32(1)
                  "Beta2Pow": pos32(1) / 4}
 
 EXTRA = [   # ops the grad and forward tables do not cover
+    Sample("share_data", {"X": f32(2, 3)}),
+    Sample("auc", {"Predict": np.array([[0.3, 0.7], [0.6, 0.4]], "float32"),
+                   "Label": np.array([[1], [0]]), "StatPos": np.zeros(9, "int64"),
+                   "StatNeg": np.zeros(9, "int64")}, {"num_thresholds": 3}),
+    Sample("unique_consecutive", {"X": np.array([1.0, 1.0, 2.0], "float32")},
+           {"return_inverse": True, "return_counts": True, "dtype": 3}),
+    Sample("where_index", {"Condition": np.array([[True, False], [False, True]])}),
     Sample("barrier", {"X": f32(2)}),
     Sample("c_allgather", {"X": f32(2, 3)}, {"nranks": 1}),
     Sample("c_allreduce_max", {"X": f32(2, 3)}),

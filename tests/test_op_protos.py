@@ -1,5 +1,5 @@
 """pyfluid's op declarations against Paddle 2.6's OpProtos (tests/paddle_protos/op_protos_26.json,
-recorded by tools/paddle_protos/record_op_protos.py): every slot Paddle declares, with its
+recorded by tools/paddle_references/record_op_protos.py): every slot Paddle declares, with its
 duplicable/dispensable flags, and every attribute with its type and default, so that programs
 Paddle saves load here and programs pyfluid saves load in Paddle."""
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_every_forward_op_is_recorded():
     ours = {t for t in registered_ops() if get_op(t).forward is None}
     missing = sorted(ours - set(PROTOS) - set(RECORD["unknown"]))
     assert not missing, (f"op types without a recorded Paddle proto: {missing}; run "
-                         "tools/paddle_protos/record_op_protos.py --paddle-python <paddle 2.6>")
+                         "tools/paddle_references/record_op_protos.py --paddle-python <paddle 2.6>")
 
 
 @pytest.mark.parametrize("op_type", sorted(PROTOS))

@@ -259,6 +259,7 @@ def test_extra_outputs_declared_as_in_paddle():
     assert {t: names for t, names in extra.items() if names} == {
         "batch_norm": ["ReserveSpace"], "dropout": ["Mask"], "einsum": ["InnerCache", "XShape"],
         "flatten_contiguous_range": ["XShape"], "squeeze2": ["XShape"],
+        "instance_norm": ["SavedMean", "SavedVariance"],
         "transpose2": ["XShape"], "unsqueeze2": ["XShape"]}
     assert all(s.dispensable for t in extra for s in get_op(t).outputs if s.extra)
     with pytest.raises(ValueError, match=r"op 'demo': extra_outputs \['Mask'\] are not output"):

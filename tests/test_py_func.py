@@ -319,7 +319,18 @@ def test_skip_vars_are_ignored_without_backward_func_and_ids_follow_paddle():
 
 def test_one_function_under_every_paddle_name():
     assert pyfluid.static.nn.py_func is py_func
-    assert pyfluid.fluid.layers.py_func is py_func
+    # fluid 1.x's py_func is static by nature: the same op, without 2.x's static-mode check
+    assert pyfluid.fluid.layers.py_func is pyfluid.static.py_func.__globals__["append_py_func"]
+
+
+def test_fluid_py_func_appends_in_dygraph_mode_too():
+    pyfluid.disable_static()
+    x = _data("x", [2])
+    with pytest.raises(AssertionError, match="only supported in static graph mode"):
+        py_func(identity, x, _var("y", [2]))
+    pyfluid.fluid.layers.py_func(identity, x, _var("z", [2]))
+    assert [op.type for op in pyfluid.static.default_main_program().global_block().ops] == \
+        ["py_func"]
 
 
 def test_program_prints_readable_names_and_round_trips():

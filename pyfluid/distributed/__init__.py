@@ -12,9 +12,10 @@ from .mpi import CollectiveTimeoutError, DistributedError
 from .parallel import DataParallel
 from .world import connect_ring as _connect_ring
 from . import fleet  # noqa: E402
+from . import io  # noqa: E402  (paddle.distributed.io)
 
 _comm.set_connector(_connect_ring)     # c_comm_init joins the MPI world through it
 
 __all__ = ["CollectiveTimeoutError", "DataParallel", "DistributedError", "Group", "ParallelEnv",
            "ReduceOp", "all_gather", "all_reduce", "barrier", "broadcast", "fleet", "get_rank",
-           "get_world_size", "init_parallel_env", "is_initialized"]
+           "get_world_size", "init_parallel_env", "io", "is_initialized"]

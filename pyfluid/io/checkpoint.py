@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import warnings
 from typing import Any
 
@@ -17,12 +16,13 @@ from ..framework.program import Program
 from ..framework.program_state import is_belong_to_optimizer, is_parameter, is_persistable
 from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
-from . import atomic
+from ..ops.types import to_numpy_dtype
+from . import manifest
 from .errors import ModelFileError
-from .pickles import dump_arrays, join_big_arrays, load_arrays
+from .pickles import UnsafePickleError, dump_arrays, join_big_arrays, load_arrays
 from .tensor_stream import TensorStreamError, tensor_from_bytes
-from .variables import (check_value, commit, read_bytes, read_combined, read_separate,
-                        scope_arrays)
+from .safe_read import path_inside, read_file
+from .variables import check_value, commit, read_combined, read_separate, scope_arrays
 
 _logger = logging.getLogger(__name__)
 _SUFFIXES = (".pdparams", ".pdopt", ".pdmodel")
@@ -30,7 +30,8 @@ _SUFFIXES = (".pdparams", ".pdopt", ".pdmodel")
 
 def save(program: Program, model_path: str, protocol: int = 4, **configs: Any) -> None:
     """Write ``<model_path>.pdparams``, ``.pdopt`` and ``.pdmodel`` (values from the global
-    scope). All three are replaced atomically, after every value has been gathered."""
+    scope) and the save manifest ``.pdsha256``, after every value has been gathered: a failed
+    or killed save leaves the previous files, or a mix that loading refuses."""
     if not os.path.basename(model_path):
         raise AssertionError("The input model_path MUST be format of dirname/filename [dirname\\"
                              "filename in Windows system], but received model_path is empty "
@@ -51,7 +52,7 @@ def save(program: Program, model_path: str, protocol: int = 4, **configs: Any) -
     optimizer_vars = _unique(v for v in program.list_vars() if is_belong_to_optimizer(v))
     whole = program.clone()
     whole.desc._set_version()
-    atomic.write_files({
+    manifest.save_files({
         model_path + ".pdparams": dump_arrays(_values(params, scope), protocol),
         model_path + ".pdopt": dump_arrays(_values(optimizer_vars, scope), protocol),
         model_path + ".pdmodel": program_to_bytes(whole),
@@ -89,12 +90,14 @@ def load_program_state(model_path: str, var_list: list[Variable] | None = None) 
             raise ValueError("var_list can not be None when model_path is a file type")
         if os.path.isfile(model_path):
             ordered = sorted(var_list, key=lambda v: v.name)
-            return read_combined(read_bytes(model_path), ordered, model_path)
+            return read_combined(read_file(model_path), ordered, model_path)
         return _read_folder(model_path, var_list)
     state = _load_pickle(params_path)
     opt_path = prefix + ".pdopt"
     if os.path.exists(opt_path):
         state.update(_load_pickle(opt_path))
+    else:
+        manifest.check_present(opt_path)
     return state
 
 
@@ -113,15 +116,25 @@ def set_program_state(program: Program, state_dict: dict) -> None:
         if var.name not in state_dict:
             continue
         new = np.asarray(state_dict[var.name])
-        old = np.asarray(held.get_tensor()) if held.is_initialized() else None
-        if old is not None and old.shape != new.shape:
+        if held.is_initialized():
+            old = np.asarray(held.get_tensor())
+            shape_fits, dtype_fits = old.shape == new.shape, old.dtype == new.dtype
+            shape, dtype = old.shape, old.dtype
+        else:              # no value yet: the program's declaration decides (-1 = any size)
+            shape, dtype = var.shape, to_numpy_dtype(var.dtype)
+            shape_fits = len(shape) == new.ndim and all(
+                d < 0 or d == n for d, n in zip(shape, new.shape))
+            dtype_fits = var._dtype is None or dtype == new.dtype
+        if not shape_fits:
             raise AssertionError("Parameter's shape does not match, the Program requires a "
-                                 f"parameter with the shape of ({old.shape}), while the loaded "
-                                 f"parameter (namely [ {var.name} ]) has a shape of ({new.shape}).")
-        if old is not None and old.dtype != new.dtype:
+                                 f"parameter with the shape of ({shape}), while the loaded "
+                                 f"parameter (namely [ {var.name} ]) has a shape of "
+                                 f"({new.shape}).")
+        if not dtype_fits:
             raise AssertionError("Parameter's data type does not match, the Program requires a "
-                                 f"parameter with a dtype of ({old.dtype}), while the loaded "
-                                 f"parameter (namely [ {var.name} ]) has a dtype of ({new.dtype}).")
+                                 f"parameter with a dtype of ({dtype}), while the loaded "
+                                 f"parameter (namely [ {var.name} ]) has a dtype of "
+                                 f"({new.dtype}).")
         updates[var.name] = np.array(new, copy=True)
         used.add(var.name)
     unused = [k for k in state_dict if k not in used]
@@ -152,9 +165,11 @@ def _values(variables: list[Variable], scope) -> dict[str, np.ndarray]:
 
 
 def _load_pickle(path: str) -> dict[str, np.ndarray]:
+    data = read_file(path)
+    manifest.check(path, data)
     try:
-        return load_arrays(read_bytes(path))
-    except pickle.UnpicklingError as exc:
+        return load_arrays(data)
+    except UnsafePickleError as exc:
         raise ModelFileError(path, f"{exc}. Checkpoint pickles may hold only a dict of names to "
                              "plain numpy arrays; this file was not written by "
                              "paddle.static.save or is corrupt.") from None
@@ -195,7 +210,7 @@ def _load_save_vars_layout(program: Program, model_path: str, executor: Any,
             if var.name not in names:
                 raise LookupError(f"loaded var [{var.name}] is not in program variable list")
         ordered = sorted(_unique(var_list), key=lambda v: v.name)
-        return read_combined(read_bytes(model_path), ordered, model_path)
+        return read_combined(read_file(model_path), ordered, model_path)
     raise FileNotFoundError(f"No checkpoint at '{model_path}': neither "
                             f"'{_strip_suffix(model_path)}.pdparams' nor a save_vars folder or "
                             "file exists")
@@ -207,10 +222,10 @@ def _read_folder(folder: str, var_list: list[Variable] | None) -> dict[str, np.n
     state = {}
     for root, _, names in os.walk(folder):
         for f in names:
-            path = os.path.join(root, f)
+            name = os.path.relpath(os.path.join(root, f), folder).replace("\\", "/")
+            path = path_inside(folder, name)
             try:
-                state[os.path.relpath(path, folder).replace("\\", "/")], _ = \
-                    tensor_from_bytes(read_bytes(path))
+                state[name], _ = tensor_from_bytes(read_file(path))
             except TensorStreamError as exc:
                 raise ModelFileError(path, str(exc)) from None
     return state

@@ -98,6 +98,15 @@ class DataLoader:
                                               batch_size=batch_size or 1, drop_last=drop_last)
         self.batch_size, self.drop_last = batch_size or 1, drop_last
 
+    @staticmethod
+    def from_generator(feed_list: Any = None, capacity: int | None = None,
+                       use_double_buffer: bool = True, iterable: bool = True,
+                       return_list: bool = False, use_multiprocess: bool = False,
+                       drop_last: bool = True) -> Any:
+        """A loader fed by a Python generator (``pyfluid.base.reader.GeneratorLoader``)."""
+        from ..base.reader import GeneratorLoader    # base builds on this package
+        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list)
+
     def __call__(self) -> Iterator:
         return iter(self)
 

@@ -16,11 +16,12 @@ from ..framework.serialize import program_to_bytes
 from ..framework.variable import Variable
 from ..framework.verify import verify
 from ..ops.types import VarType
-from . import atomic
+from . import manifest, paddle_desc
 from .errors import ModelFileError
-from . import paddle_desc
-from .variables import (combined_bytes, commit, persistables, read_bytes, read_combined,
-                        read_separate)
+from .model_format import model_file, old_style_path, save_format
+from .pir import LEGACY_SUFFIX, PIR_SUFFIX, is_pir_json, program_from_json, program_to_json
+from .safe_read import PROGRAM_LIMIT, read_file
+from .variables import combined_bytes, commit, persistables, read_combined, read_separate
 
 FEED_HOLDER, FETCH_HOLDER = "feed", "fetch"
 
@@ -123,7 +124,7 @@ def remove_training_info(program: Program, clip_extra: bool = True) -> Program:
 
 def _plain_var(var: Variable, block) -> Variable:
     plain = Variable(block, var.name, type=var.type, persistable=var.persistable,
-                     need_check_feed=var.need_check_feed, lod_level=var.lod_level)
+                     need_check_feed=var.need_check_feed, lod_level=var._lod_level)
     plain._shape, plain._dtype = var._shape, var._dtype
     plain.desc_attrs = list(var.desc_attrs)
     return plain
@@ -132,12 +133,16 @@ def _plain_var(var: Variable, block) -> Variable:
 # -- saving -----------------------------------------------------------------------------------
 def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, executor: Any,
                          **kwargs: Any) -> None:
-    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does.
-    Both files are computed first and then replaced atomically: a failed save leaves the
-    previous files intact."""
+    """Write ``<path_prefix>.pdmodel`` and ``<path_prefix>.pdiparams`` as Paddle 2.6 does, or
+    with ``format="pir"`` (or ``FLAGS_enable_pir_api=1`` in the environment, Paddle 3's switch)
+    ``<path_prefix>.json`` as Paddle 3 does, plus the save manifest ``<path_prefix>.pdsha256``.
+    Both files are computed first and then replaced atomically: a failed or killed save leaves
+    the previous files, or files that loading refuses as a mix (see :mod:`.manifest`)."""
+    fmt = save_format(kwargs.get("format"))
     path_prefix = _normalize_path_prefix(path_prefix)
     os.makedirs(os.path.dirname(path_prefix), exist_ok=True)
-    model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+    model_path = path_prefix + (PIR_SUFFIX if fmt == "pir" else LEGACY_SUFFIX)
+    params_path = path_prefix + ".pdiparams"
     for path in (model_path, params_path):
         if os.path.isdir(path):
             raise ValueError(f"'{path}' is an existing directory.")
@@ -146,22 +151,32 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     program = _valid_program(kwargs.get("program"))
     program = normalize_program(program, feed_vars, fetch_vars,
                                 skip_prune_program=kwargs.get("skip_prune_program", False))
-    files = {model_path: program_to_bytes(
-        remove_training_info(program, kwargs.get("clip_extra", True)))}
+    files = {model_path: encode_program(program, fmt, kwargs.get("clip_extra", True))}
     variables = persistables(program)
     if variables:
         files[params_path] = combined_bytes(variables, global_scope())
     else:
         warnings.warn("no variable in your model, please ensure there are any variables in your "
                       "model to save", stacklevel=2)
-    atomic.write_files(files)
+    manifest.save_files(files)
+
+
+def encode_program(program: Program, fmt: str, clip_extra: bool = True) -> bytes:
+    """The model file of a normalized inference program (feed ops, ops, fetch ops)."""
+    plain = remove_training_info(program, clip_extra)
+    if fmt == "pir":
+        return program_to_json(plain)
+    return program_to_bytes(plain)
 
 
 def serialize_program(feed_vars: Any, fetch_vars: Any, **kwargs: Any) -> bytes:
-    """The ``.pdmodel`` bytes of the normalized inference program."""
+    """The ``.pdmodel`` bytes of the normalized inference program (PIR JSON with
+    ``format="pir"``, see :func:`save_format`)."""
     _check_vars("feed_vars", feed_vars)
     _check_vars("fetch_vars", fetch_vars)
     program = normalize_program(_valid_program(kwargs.get("program")), feed_vars, fetch_vars)
+    if save_format(kwargs.get("format")) == "pir":
+        return encode_program(program, "pir")
     return program_to_bytes(program)
 
 
@@ -181,7 +196,8 @@ def serialize_persistables(feed_vars: Any, fetch_vars: Any, executor: Any,
 
 # -- loading ----------------------------------------------------------------------------------
 def deserialize_program(data: bytes) -> Program:
-    """A Program from ``.pdmodel`` bytes; malformed bytes raise ModelFileError."""
+    """A Program from ``.pdmodel`` (or PIR ``.json``) bytes; malformed bytes raise
+    ModelFileError."""
     return _parse_program(data, "<bytes>")
 
 
@@ -220,37 +236,45 @@ def _load_from_files(path_prefix: str, kwargs: dict) -> tuple[Program, dict]:
     if not os.path.isdir(dirname):
         raise ValueError(f"There is no directory named {dirname}")
     if not kwargs:
-        model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+        model_path, params_path = model_file(path_prefix), path_prefix + ".pdiparams"
     else:
-        model_path = _old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
-                                     ".pdmodel")
-        params_path = _old_style_path(path_prefix, kwargs.get("params_filename"), "",
+        model_path = old_style_path(path_prefix, kwargs.get("model_filename"), "__model__",
+                                     LEGACY_SUFFIX, PIR_SUFFIX)
+        params_path = old_style_path(path_prefix, kwargs.get("params_filename"), "",
                                       ".pdiparams")
         warnings.warn("The old way to load inference model is deprecated. model path: "
                       f"{model_path}, params path: {params_path}", stacklevel=3)
-    program = _parse_program(read_bytes(model_path), model_path)
+    program = _parse_program(_read_checked(model_path, PROGRAM_LIMIT), model_path)
     variables = persistables(program)
     if not variables:
         return program, {}
     if os.path.isdir(params_path):
         return program, read_separate(params_path, variables)
-    return program, read_combined(read_bytes(params_path), variables, params_path)
+    return program, read_combined(_read_checked(params_path), variables, params_path)
 
 
-def _old_style_path(folder: str, filename: str | None, default: str, suffix: str) -> str:
-    if filename is None:
-        return os.path.join(folder, default)
-    path = os.path.join(folder, filename + suffix)
-    return path if os.path.exists(path) else os.path.join(folder, filename)
+def _read_checked(path: str, limit: int | None = None) -> bytes:
+    """A file's bytes, refused when the save manifest beside it records other content."""
+    data = read_file(path, limit)
+    manifest.check(path, data)
+    return data
+
+
+def read_program_file(path: str) -> Program:
+    """The program of a model file (``.pdmodel`` or PIR ``.json``), checked like a load."""
+    return _parse_program(_read_checked(path, PROGRAM_LIMIT), path)
 
 
 def _parse_program(data: Any, source: str) -> Program:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"expected the bytes of a .pdmodel, got {type(data).__name__}")
     try:
-        program = program_from_bytes(bytes(data), source)
+        pir = source.endswith(PIR_SUFFIX) or is_pir_json(data)
+        program = (program_from_json(data, source) if pir
+                   else program_from_bytes(bytes(data), source))
         verify(program)
         _check_tensor_types(program)
+        _check_attribute_values(program)
         _feed_fetch_names(program)
     except ProgramError as exc:
         raise ModelFileError(source, str(exc)) from None
@@ -262,6 +286,34 @@ def _check_tensor_types(program: Program) -> None:
         if var._dtype is not None and not var._dtype.is_dtype:
             raise ProgramError(f"variable '{var.name}' has element type {var._dtype.name}, "
                                "which is not a data type")
+
+
+_DTYPE_ATTRS = ("dtype", "in_dtype", "out_dtype")
+_MAX_RANK = 64
+
+
+def _check_attribute_values(program: Program) -> None:
+    """Data-type and shape attributes a kernel would turn into a NumPy dtype or an array:
+    refused here, naming the op, rather than failing deep inside a run."""
+    for block in program.blocks:
+        for index, op in enumerate(block.ops):
+            where = f"op #{index} '{op.type}' of block {block.idx}"
+            for name in _DTYPE_ATTRS:
+                value = op.attrs.get(name)
+                if type(value) is int and value != -1 and not _is_dtype(value):
+                    raise ProgramError(f"{where}: attribute {name}={value} is not a data type "
+                                       f"(a VarType such as {int(VarType.FP32)} for float32)")
+            shape = op.attrs.get("shape")
+            if isinstance(shape, (list, tuple)) and len(shape) > _MAX_RANK:
+                raise ProgramError(f"{where}: attribute shape has rank {len(shape)}; at most "
+                                   f"{_MAX_RANK} is supported")
+
+
+def _is_dtype(value: int) -> bool:
+    try:
+        return VarType(value).is_dtype
+    except ValueError:
+        return False
 
 
 def _feed_fetch_names(program: Program) -> tuple[list[str], list[str]]:
@@ -296,7 +348,7 @@ def _normalize_path_prefix(path_prefix: Any) -> str:
 
 def _check_vars(name: str, var_list: Any) -> None:
     var_list = var_list if isinstance(var_list, list) else [var_list]
-    if not var_list or not all(isinstance(v, Variable) for v in var_list):
+    if not all(isinstance(v, Variable) for v in var_list):     # empty is allowed, as in Paddle
         raise ValueError(f"'{name}' should be a Variable or a list of Variable.")
 
 

@@ -94,9 +94,9 @@ def set_lod_levels(program: Program) -> None:
                     continue
                 for name in names:
                     var = block.vars.get(name)
-                    if var is not None and var.lod_level is None and not var.persistable \
+                    if var is not None and var._lod_level is None and not var.persistable \
                             and var.type == VarType.LOD_TENSOR:
-                        var.lod_level = 0
+                        var._lod_level = 0
 
 
 def _same_first_dim(block, op: Operator) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .safe_pickle import ArrayOnlyUnpickler, UnsafePickleError
+from .safe_pickle import UnsafePickleError, describe, loads_tree
 
 try:                                    # NumPy 2 moved the module; both spellings are read
     from numpy._core.multiarray import _reconstruct
@@ -76,21 +76,16 @@ def split_big_arrays(arrays: dict[str, Any], protocol: int) -> dict[str, Any]:
 # -- reading --------------------------------------------------------------------------------
 def load_arrays(data: bytes) -> dict[str, np.ndarray]:
     """``{name: ndarray}`` from pickle bytes written by Paddle or :func:`dump_arrays`, with
-    sliced big arrays joined again. Raises UnsafePickleError (or pickle.UnpicklingError for
-    garbage) for anything else; never calls a function named by the data."""
+    sliced big arrays joined again. Raises UnsafePickleError (a pickle.UnpicklingError) for
+    anything else, garbage included; never calls a function named by the data."""
     return join_big_arrays(_check_plain(_load_dict(data, "a dict of names to numpy arrays")))
 
 
 def _load_dict(data: bytes, expected: str) -> dict:
     """The dict a pickle holds, read by the restricted unpickler."""
-    try:
-        obj = ArrayOnlyUnpickler(io.BytesIO(data), encoding="latin1").load()
-    except UnsafePickleError:
-        raise
-    except Exception as exc:  # truncated/garbage input fails in many ways inside pickle
-        raise pickle.UnpicklingError(f"not a valid pickle ({type(exc).__name__}: {exc})") from None
-    if not isinstance(obj, dict):
-        raise UnsafePickleError(f"the pickle holds a {type(obj).__name__}, expected {expected}")
+    obj = loads_tree(data)
+    if type(obj) is not dict:
+        raise UnsafePickleError(f"the pickle holds {describe(obj)}, expected {expected}")
     return obj
 
 
@@ -98,27 +93,25 @@ def load_state(data: bytes) -> dict:
     """Like :func:`load_arrays`, but a top-level value may also be a dict of names to plain
     numbers and strings (``paddle.save``'s name table and ``LR_Scheduler`` state)."""
     obj = _load_dict(data, "a dict")
-    tables = {key: obj.pop(key) for key in list(obj) if isinstance(obj[key], dict)
+    tables = {key: obj.pop(key) for key in list(obj) if type(obj[key]) is dict
               and key != UNPACK_INFO_KEY}
     for key, table in tables.items():
         for inner, value in table.items():
-            if not isinstance(inner, str) or type(value) not in (int, float, bool, str):
-                raise UnsafePickleError(f"entry '{key}' holds {inner!r}: "
-                                        f"{type(value).__name__}; expected names to numbers "
-                                        "or strings")
+            if type(value) not in (int, float, bool, str):
+                raise UnsafePickleError(f"entry {describe(key)} holds {describe(inner)}: "
+                                        f"{describe(value)}; expected names to numbers or "
+                                        "strings")
     return {**join_big_arrays(_check_plain(obj)), **tables}
 
 
 def _check_plain(obj: dict) -> dict:
     for key, value in obj.items():
-        if not isinstance(key, str):
-            raise UnsafePickleError(f"key {key!r} is not a variable name (str)")
         if key == UNPACK_INFO_KEY:
             continue
         if type(value) is not np.ndarray or value.dtype.kind not in _PLAIN_KINDS \
                 or value.dtype.fields is not None:
-            raise UnsafePickleError(f"value of '{key}' is a {type(value).__name__}, expected a "
-                                    "plain numeric numpy array")
+            raise UnsafePickleError(f"value of {describe(key)} is {describe(value)}, expected "
+                                    "a plain numeric numpy array")
     return dict(obj)
 
 
@@ -131,5 +124,6 @@ def join_big_arrays(obj: dict) -> dict:
             parts = [obj.pop(key) for key in entry["slices"]]
             obj[name] = np.concatenate(parts).reshape(tuple(entry["OriginShape"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise UnsafePickleError(f"malformed '{UNPACK_INFO_KEY}' entry ({exc})") from None
+        raise UnsafePickleError(f"malformed '{UNPACK_INFO_KEY}' entry ({type(exc).__name__}: "
+                                f"{describe(str(exc))})") from None
     return obj

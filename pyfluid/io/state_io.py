@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .atomic import write_file
 from .errors import ModelFileError
+from .manifest import check, save_file
 from .pickles import UnsafePickleError, _PaddlePickler, load_state, split_big_arrays
+from .safe_read import read_file
 
 NAME_TABLE_KEY = "StructuredToParameterName@@"
 
@@ -45,7 +46,7 @@ def save(obj: dict, path: str, protocol: int = 4, **configs: Any) -> None:
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    write_file(path, buffer.getvalue())
+    save_file(path, buffer.getvalue())
 
 
 def load(path: str, **configs: Any) -> dict:
@@ -53,14 +54,16 @@ def load(path: str, **configs: Any) -> dict:
     with ``return_numpy=True``); the name table is dropped unless ``keep_name_table``."""
     from ..engine import Tensor
     from ..framework.context import in_dynamic_mode
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError(f"The ``path`` ({path}) to load model not exists.")
-    with open(path, "rb") as handle:
-        data = handle.read()
+    data = read_file(path)
+    check(path, data)
     try:
         state = load_state(data)
     except UnsafePickleError as exc:
-        raise ModelFileError(f"{path}: {exc}") from None
+        raise ModelFileError(path, f"{exc}. paddle.load reads only state dicts of numpy arrays "
+                             "(and dicts of numbers); this file was not written by paddle.save "
+                             "or is corrupt.") from None
     if not configs.get("keep_name_table", False):
         state.pop(NAME_TABLE_KEY, None)
     as_numpy = configs.get("return_numpy", False) or not in_dynamic_mode()

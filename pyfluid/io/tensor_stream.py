@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..framework.desc_reader import tensor_desc_from_bytes
+from ..framework.desc_fields import tensor_desc_from_bytes
 from ..framework.serialize import tensor_desc_to_bytes
 from ..ops.types import VarType, convert_dtype, to_numpy_dtype
 

@@ -2,8 +2,6 @@
 values are read and checked into a staging dict first, and only then committed to the scope."""
 from __future__ import annotations
 
-import errno
-import os
 from typing import Iterable
 
 import numpy as np
@@ -13,6 +11,7 @@ from ..framework.program_state import is_persistable
 from ..framework.variable import Variable
 from ..ops.types import VarType, dtype_name, to_numpy_dtype
 from .errors import ModelFileError
+from .safe_read import path_inside, read_file
 from .tensor_stream import TensorReader, TensorStreamError, tensor_from_bytes, tensor_to_bytes
 
 
@@ -24,16 +23,6 @@ def persistables(program: Program) -> list[Variable]:
         if is_persistable(var) and var.type != VarType.RAW:
             unique.setdefault(var.name, var)
     return [unique[name] for name in sorted(unique)]
-
-
-def read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, "No such model file", path) from None
-    except IsADirectoryError:
-        raise ModelFileError(path, "it is a directory, expected a file") from None
 
 
 def scope_arrays(variables: Iterable[Variable], scope) -> list[np.ndarray]:
@@ -75,12 +64,13 @@ def read_combined(data: bytes, variables: list[Variable], source: str) -> dict[s
 
 
 def read_separate(dirname: str, variables: list[Variable]) -> dict[str, np.ndarray]:
-    """One record per file named like the variable (the ``save_vars(dirname)`` layout)."""
+    """One record per file named like the variable (the ``save_vars(dirname)`` layout); a
+    name may not lead outside ``dirname``."""
     staged = {}
     for var in variables:
-        path = os.path.join(dirname, var.name)
+        path = path_inside(dirname, var.name)
         try:
-            array, _ = tensor_from_bytes(read_bytes(path))
+            array, _ = tensor_from_bytes(read_file(path))
         except TensorStreamError as exc:
             raise ModelFileError(path, f"variable '{var.name}': {exc}") from None
         staged[var.name] = check_value(var, array, path)

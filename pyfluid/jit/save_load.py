@@ -1,5 +1,6 @@
 """``paddle.jit.save`` / ``paddle.jit.load``: a traced model as Paddle's inference files
-(``<path>.pdmodel`` + ``<path>.pdiparams``), and a Layer that runs such files."""
+(``<path>.pdmodel`` + ``<path>.pdiparams``, or Paddle 3's ``<path>.json`` with
+``format="pir"``), and a Layer that runs such files."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -32,12 +33,13 @@ def _concrete_program(layer: Any, input_spec: Sequence[Any] | None):
 def save(layer: Any, path: str, input_spec: Sequence[Any] | None = None, **configs: Any) -> None:
     """Trace ``layer`` (a Layer or a ``to_static`` function) and write ``path.pdmodel`` and
     ``path.pdiparams`` with ``paddle.static.save_inference_model``; the parameters are saved
-    with their names (``linear_0.w_0``, ...)."""
+    with their names (``linear_0.w_0``, ...). ``format="pir"`` (or ``FLAGS_enable_pir_api=1``
+    in the environment) writes ``path.json`` instead, the PIR program Paddle 3 loads."""
     from ..static import save_inference_model
     concrete = _concrete_program(layer, input_spec)
     with scope_guard(concrete.scope()):
         save_inference_model(path, concrete.inputs, concrete.outputs, Executor(CPUPlace()),
-                             program=concrete.main_program)
+                             program=concrete.main_program, format=configs.get("format"))
 
 
 class TranslatedLayer(Layer):
@@ -68,7 +70,8 @@ class TranslatedLayer(Layer):
 
 
 def load(path: str, **configs: Any) -> TranslatedLayer:
-    """Load files written by :func:`save` (or Paddle's ``jit.save``)."""
+    """Load files written by :func:`save` (or Paddle's ``jit.save``, 2.x or 3.x: the format is
+    told by which file exists)."""
     from ..static import load_inference_model
     scope = Scope()
     with scope_guard(scope):

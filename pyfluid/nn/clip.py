@@ -3,6 +3,8 @@
 functional ops append to the program in static mode and run at once on eager gradients."""
 from __future__ import annotations
 
+import copy
+import warnings
 from typing import Any
 
 from ..engine.grad_mode import no_grad
@@ -80,3 +82,35 @@ class ClipGradByGlobalNorm(ClipGradBase):
 
 
 __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
+
+
+def set_gradient_clip(clip: ClipGradBase, param_list: Any = None, program: Any = None) -> None:
+    """The fluid-era way to clip: attach ``clip`` to the parameters (all of the program's by
+    default); an optimizer without its own ``grad_clip`` applies it."""
+    from ..framework import Parameter, default_main_program
+    warnings.warn("Caution! 'set_gradient_clip' is not recommended and may be deprecated in "
+                  "future! We recommend a new strategy: set 'grad_clip' when initializing the "
+                  "'optimizer'. This method can reduce the mistakes, please refer to "
+                  "documention of 'optimizer'.")
+    if not isinstance(clip, ClipGradBase):
+        raise TypeError("'clip' should be an instance of ClipGradBase's derived class")
+    block = (program or default_main_program()).global_block()
+    params = block.all_parameters() if param_list is None else list(param_list)
+    params = [block.var(p) if isinstance(p, str) else p for p in params]
+    if not all(isinstance(p, Parameter) for p in params):
+        raise TypeError("'param_list' should be a list of Parameter or basestring(parameter's "
+                        "name).")
+    for param in params:
+        param.gradient_clip_attr = copy.deepcopy(clip)
+
+
+def append_gradient_clip_ops(params_grads: list) -> list:
+    """Clip with the parameters' ``set_gradient_clip`` clip, when every one has it."""
+    clip = None
+    for param, grad in params_grads:
+        if grad is None:
+            continue
+        clip = getattr(param, "gradient_clip_attr", None)
+        if clip is None:
+            return params_grads
+    return clip(params_grads) if clip is not None else params_grads

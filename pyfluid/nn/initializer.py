@@ -228,7 +228,7 @@ class KaimingNormal(MSRAInitializer):
 
 _ASSIGN_VALUE_ATTR = {VarType.FP32: ("fp32_values", float), VarType.FP64: ("fp64_values", float),
                       VarType.INT32: ("int32_values", int), VarType.INT64: ("int64_values", int),
-                      VarType.BOOL: ("bool_values", bool)}
+                      VarType.BOOL: ("bool_values", int)}    # Paddle stores bools as INTS
 
 
 class NumpyArrayInitializer(Initializer):

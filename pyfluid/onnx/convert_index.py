@@ -1,8 +1,9 @@
-"""Indexing ops: index_select, take_along_axis and size (numel)."""
+"""Indexing ops: index_select, take_along_axis, size (numel), gather_nd, where_index and
+share_data; the index assignments (set_value, index_put) and a few others have no ONNX form."""
 from __future__ import annotations
 
 from ..ops.common import normalize_axis
-from .registry import converter
+from .registry import converter, unsupported
 
 
 @converter("index_select")
@@ -24,3 +25,34 @@ def size(g, n):
     count = g.op("Size", n.input("Input"))
     rank = n.rank("Out", output=True)
     g.reshape(count, [1] * rank, out=n.output("Out"))
+
+
+@converter("gather_nd")
+def gather_nd(g, n):
+    index = g.op("Cast", n.input("Index"), to=7)         # ONNX GatherND takes int64 indices
+    g.op("GatherND", n.input("X"), index, outputs=[n.output("Out")])
+
+
+@converter("where_index")
+def where_index(g, n):
+    """ONNX NonZero gives [rank, N]; Paddle's where_index (paddle.nonzero) is [N, rank]."""
+    coords = g.op("NonZero", n.input("Condition"))
+    g.op("Transpose", coords, perm=[1, 0], outputs=[n.output("Out")])
+
+
+@converter("share_data")
+def share_data(g, n):
+    g.op("Identity", n.input("X"), outputs=[n.output("Out")])
+
+
+unsupported("set_value", "it writes into a region of a tensor (Paddle's x[index] = value); "
+            "compute the new tensor with arithmetic on masks, or export the inference "
+            "program without the assignment")
+unsupported("index_put", "it writes values at index coordinates (paddle.index_put / "
+            "x[index] = value); build the result from masks instead")
+unsupported("broadcast_tensors", "its outputs' shapes are only known at run time here; "
+            "use paddle.expand to the known shape instead")
+unsupported("unique_consecutive", "ONNX has no consecutive-unique operator; run it after the "
+            "exported model")
+unsupported("auc", "it is a stateful training metric (running counts in persistable "
+            "variables); compute the AUC outside the exported model")

@@ -13,6 +13,8 @@ class Adam(Optimizer):
     type = "adam"
     _accumulator_slots = {"Moment1": "moment1", "Moment2": "moment2",
                           "Beta1Pow": "beta1_pow_acc", "Beta2Pow": "beta2_pow_acc"}
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon",
+                      "lazy_mode": "_lazy_mode"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9,
                  beta2: float = 0.999, epsilon: float = 1e-8,
@@ -33,6 +35,12 @@ class Adam(Optimizer):
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._lazy_mode = lazy_mode
         self._multi_precision = multi_precision
+
+    def _check_eager_grads(self, params_grads: list) -> None:
+        if self.regularization is not None and any(
+                getattr(p, "sparse_grad", False) for p, _ in params_grads):
+            raise RuntimeError("Adam don't support weight_decay with sparse parameters, please "
+                               "set it to None.")
 
     def _accumulator_init(self, param):
         return [("moment1", 0.0, None, None), ("moment2", 0.0, None, None),

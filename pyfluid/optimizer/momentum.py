@@ -14,6 +14,8 @@ from .optimizer import Optimizer
 class Momentum(Optimizer):
     type = "momentum"
     _accumulator_slots = {"Velocity": "velocity"}
+    _group_options = {"momentum": "_momentum", "use_nesterov": "_use_nesterov",
+                      "rescale_grad": "_rescale_grad"}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
                  parameters: Iterable | None = None, use_nesterov: bool = False,

@@ -27,10 +27,12 @@ from ..framework.context import default_main_program, in_dynamic_mode, program_g
 from ..framework.layer_helper import LayerHelper
 from ..framework import unique_name
 from ..framework.variable import Parameter, Variable
+from ..nn.clip import append_gradient_clip_ops
 from ..nn.initializer import Constant
 from ..ops.registry import ROLE_LRSCHED, ROLE_OPTIMIZE, get_op
 from ..ops.types import VarType
 from ..regularizer import L2Decay, WeightDecayRegularizer
+from . import param_groups
 from .lr import LRScheduler
 
 __all__ = ["Optimizer"]
@@ -41,6 +43,8 @@ class Optimizer:
 
     type = ""
     _accumulator_slots: dict[str, str] = {}
+    _group_options: dict[str, str] = {}      # parameter-group key -> hyperparameter attribute
+    _static_by_default = False    # fluid.optimizer's: no parameters means a static optimizer
 
     def __init__(self, learning_rate: float | LRScheduler, parameters: Iterable | None = None,
                  weight_decay: float | WeightDecayRegularizer | None = None,
@@ -51,10 +55,10 @@ class Optimizer:
                                 "iterable of paddle Tensors, but got argument type is "
                                 f"`{type(parameters)}`.")
             parameters = list(parameters)
-            if any(isinstance(p, dict) for p in parameters):
-                raise NotImplementedError("parameter groups (a list of dicts) are not supported "
-                                          "by pyfluid optimizers; pass a flat list of parameters")
-        if in_dynamic_mode() and parameters is None:
+        groups = None
+        if parameters and isinstance(parameters[0], dict):
+            parameters, groups = param_groups.split(parameters)
+        if in_dynamic_mode() and parameters is None and not self._static_by_default:
             raise AttributeError("parameters argument given to the Optimizer should not be None "
                                  "in dygraph mode.")
         if not isinstance(learning_rate, (float, LRScheduler)):
@@ -78,6 +82,15 @@ class Optimizer:
         self._accumulators: defaultdict[str, dict[str, Any]] = defaultdict(dict)
         self.helper: LayerHelper | None = None
         self._eager_params: set[str] = set()        # eager params whose accumulators exist
+        self._param_groups = groups
+        if groups is not None:
+            param_groups.configure(groups, self.regularization)
+
+    def _group_of(self, param) -> dict | None:
+        for group in self._param_groups or ():
+            if any(p is param for p in group["params"]):
+                return group
+        return None
 
     # -- learning rate ----------------------------------------------------------------------
     def get_lr(self) -> float:
@@ -194,6 +207,8 @@ class Optimizer:
         params_grads = sorted(params_grads, key=lambda pg: pg[0].name)
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
+        else:
+            params_grads = append_gradient_clip_ops(params_grads)
         params_grads = self._append_regularization_ops(params_grads)
         return self._create_optimization_pass(params_grads)
 
@@ -215,15 +230,16 @@ class Optimizer:
 
     def _create_optimization_pass(self, params_grads: list) -> list:
         program = default_main_program()
-        block = program.global_block()
-        start = len(block.ops)
+        block = program.current_block()     # where backward put the gradients (a sub-block's
+        start = len(block.ops)              # loss keeps them there, beside its ops)
         self.helper = LayerHelper(type(self).__name__)
         self._create_global_learning_rate()
         self._create_accumulators([p for p, _ in params_grads if not p.stop_gradient])
         for param, grad in params_grads:
             if grad is None or param.stop_gradient:
                 continue
-            with program._optimized_guard([param, grad]):
+            with program._optimized_guard([param, grad]), \
+                    param_groups.options(self, self._group_of(param)):
                 self._append_optimize_op(block, param, grad)
         return block.ops[start:]
 
@@ -249,9 +265,22 @@ class Optimizer:
         if self._parameter_list is None:
             raise RuntimeError(f"{type(self).__name__}.step() needs `parameters`: build the "
                                "optimizer with parameters=model.parameters() in dygraph mode")
-        params_grads = self._eager_params_grads()
-        if self._grad_clip is not None:
-            params_grads = self._grad_clip(params_grads)
+        self._check_eager_grads(self._eager_params_grads())
+        for group in self._param_groups or [None]:
+            params = self._parameter_list if group is None else group["params"]
+            grad_clip = self._grad_clip if group is None else group.get("grad_clip",
+                                                                        self._grad_clip)
+            params_grads = [(p, p.grad) for p in params
+                            if not p.stop_gradient and p.grad is not None]
+            with param_groups.options(self, group):
+                self._step_group(params_grads, grad_clip)
+
+    def _check_eager_grads(self, params_grads: list) -> None:
+        """Refuse what Paddle's step() refuses (see Adam)."""
+
+    def _step_group(self, params_grads: list, grad_clip: Any) -> None:
+        if grad_clip is not None:
+            params_grads = grad_clip(params_grads)
         lr = self.get_lr()
         for param, grad in params_grads:
             grad_array = grad._array if hasattr(grad, "_array") else np.asarray(grad)
@@ -300,6 +329,12 @@ class Optimizer:
     clear_gradients = clear_grad
 
     # -- state ----------------------------------------------------------------------------------
+    def get_opti_var_name_list(self) -> list[str]:
+        """The names of the optimizer's state variables (accumulators)."""
+        return [value.name if isinstance(value, Variable) else f"{param_name}_{key}_0"
+                for key, per_param in self._accumulators.items()
+                for param_name, value in per_param.items()]
+
     def state_dict(self) -> dict:
         """Accumulators by variable name (``<param>_<acc>_0``; eager values as Tensors) and the
         scheduler's state under ``LR_Scheduler``."""

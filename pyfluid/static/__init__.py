@@ -9,7 +9,7 @@ from ..framework import (Operator, Parameter, Program, Variable, default_main_pr
                          default_startup_program, program_guard)
 from ..ops.types import VarType
 from . import nn  # noqa: F401
-from .py_func import py_func, register_py_func  # noqa: F401
+from .py_func import py_func, py_func_name, register_py_func  # noqa: F401
 
 
 def data(name: str, shape: Sequence[int | None], dtype=None, lod_level: int = 0) -> Variable:
@@ -31,11 +31,11 @@ class CompiledProgram:
 __all__ = ["append_backward", "gradients", "CompiledProgram", "Executor", "Operator", "Parameter", "Program", "Scope",
            "Variable", "data", "default_main_program", "default_startup_program",
            "global_scope", "nn", "program_guard", "scope_guard"]
-__all__ += ["py_func", "register_py_func"]
+__all__ += ["py_func", "py_func_name", "register_py_func"]
 from .nn import create_parameter  # noqa: E402
 __all__ += ["create_parameter"]
-from .metric import accuracy  # noqa: E402
-__all__ += ["accuracy"]
+from .metric import accuracy, auc  # noqa: E402
+__all__ += ["accuracy", "auc"]
 from ..io import (deserialize_persistables, deserialize_program, load, load_inference_model,  # noqa: E402
                   load_program_state, normalize_program, save, save_inference_model,
                   serialize_persistables, serialize_program, set_program_state)
@@ -48,5 +48,9 @@ from ..framework.passes import BuildStrategy  # noqa: E402
 __all__ += ["BuildStrategy"]
 from ..tensor.creation import create_global_var  # noqa: E402
 __all__ += ["create_global_var"]
+from . import io  # noqa: E402  (paddle.static.io)
+__all__ += ["io"]
+from ..tensor.indexing import setitem  # noqa: E402  (paddle.static.setitem)
+__all__ += ["setitem"]
 from ..onnx import export_onnx  # noqa: E402
 __all__ += ["export_onnx"]

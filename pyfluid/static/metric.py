@@ -1,4 +1,4 @@
-"""``paddle.static.accuracy``."""
+"""``paddle.static.accuracy`` and ``paddle.static.auc``."""
 from __future__ import annotations
 
 from ..framework.layer_helper import FLOAT_DTYPES, LayerHelper, check_dtype, check_type
@@ -32,3 +32,34 @@ def accuracy(input: Variable, label: Variable, k: int | Variable = 1,
                      inputs={"Out": [topk_out], "Indices": [topk_indices], "Label": [label]},
                      outputs={"Accuracy": [acc_out], "Correct": [correct], "Total": [total]})
     return acc_out
+
+
+def auc(input: Variable, label: Variable, curve: str = "ROC", num_thresholds: int = 2 ** 12 - 1,
+        topk: int = 1, slide_steps: int = 1, ins_tag_weight: Variable | None = None) -> tuple:
+    """The area under the ROC curve of the positive-class scores ``input`` [N, 2] (or [N, 1])
+    against 0/1 ``label``: over every batch so far (``auc_out``) and over the last
+    ``slide_steps`` batches (``batch_auc_out``). Returns ``(auc_out, batch_auc_out,
+    [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])``; the four persistable int64
+    count tensors start at 0 (set them to 0 again to restart the count)."""
+    from ..nn.initializer import Constant
+    from ..tensor.creation import full
+    check_type(input, "input", Variable, "auc")
+    check_dtype(input.dtype, "input", FLOAT_DTYPES, "auc")
+    helper = LayerHelper("auc")
+    if ins_tag_weight is None:
+        full([1, 1], 1.0, "float32")      # Paddle builds it and leaves InsTagWeight empty
+    auc_out = helper.create_variable_for_type_inference(dtype="float64")
+    batch_auc_out = helper.create_variable_for_type_inference(dtype="float64")
+    shapes = [[(1 + slide_steps) * (num_thresholds + 1) + 1]] * 2 + [[1, num_thresholds + 1]] * 2
+    states = [helper.create_global_variable(persistable=True, dtype="int64", shape=shape)
+              for shape in shapes]
+    for var in states:
+        helper.set_variable_initializer(var, Constant(0.0))
+    for out, pos, neg, steps in ((batch_auc_out, states[0], states[1], slide_steps),
+                                 (auc_out, states[2], states[3], 0)):
+        helper.append_op(type="auc", inputs={"Predict": [input], "Label": [label],
+                                             "StatPos": [pos], "StatNeg": [neg]},
+                         attrs={"curve": curve, "num_thresholds": num_thresholds,
+                                "slide_steps": steps},
+                         outputs={"AUC": [out], "StatPosOut": [pos], "StatNegOut": [neg]})
+    return auc_out, batch_auc_out, states

@@ -2,8 +2,9 @@
 
 Checks, messages, callable-id order and the return value follow Paddle 2.6
 (``python/paddle/static/nn/common.py``, spec §3.1). Beyond Paddle, the op records the
-functions' readable names so that programs print them and run in other processes; see
-``pyfluid.ops.py_func_registry`` and docs/py_func.md.
+functions' readable names so that programs print them and run in other processes once the
+functions are registered there (``register_py_func``); see ``pyfluid.ops.py_func_registry``
+and docs/py_func.md.
 """
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Callable, Sequence, Union
 from ..framework.context import default_main_program, in_dynamic_mode
 from ..framework.layer_helper import check_type
 from ..framework.variable import Variable
-from ..ops.py_func_registry import acquire_id, register_py_func
+from ..ops.py_func_registry import acquire_id, py_func_name, register_py_func
 
 VarOrVars = Union[Variable, Sequence[Variable], None]
 
-__all__ = ["py_func", "register_py_func"]
+__all__ = ["py_func", "py_func_name", "register_py_func"]
 
 
 def py_func(func: Callable, x: VarOrVars, out: VarOrVars, backward_func: Callable | None = None,
@@ -31,6 +32,14 @@ def py_func(func: Callable, x: VarOrVars, out: VarOrVars, backward_func: Callabl
         "In PaddlePaddle 2.x, we turn on dynamic graph mode by default, and 'py_func()' is "
         "only supported in static graph mode. So if you want to use this api, please call "
         "'paddle.enable_static()' before this api to enter static graph mode.")
+    return append_py_func(func, x, out, backward_func, skip_vars_in_backward_input)
+
+
+def append_py_func(func: Callable, x: VarOrVars, out: VarOrVars,
+                   backward_func: Callable | None = None,
+                   skip_vars_in_backward_input: VarOrVars = None) -> VarOrVars:
+    """``py_func`` without the mode check: the op goes to the current block of the default
+    main program (``fluid.layers.py_func``, static by nature in the fluid era)."""
     check_type(x, "X", (list, tuple, Variable, type(None)), "py_func")
     x_list = [] if x is None else [x] if isinstance(x, Variable) else list(x)
     check_type(out, "Out", (list, tuple, Variable, type(None)), "py_func")

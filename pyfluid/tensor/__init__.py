@@ -1,6 +1,8 @@
 """``paddle.tensor``: the functional tensor API, laid out as Paddle's ``python/paddle/tensor``."""
 from .creation import (arange, assign, create_global_var, full, full_like, ones, ones_like,
                        to_tensor, zeros, zeros_like)
+from .index_ops import (broadcast_tensors, gather_nd, index_put, nonzero,
+                        unique_consecutive)
 from .linalg import matmul, norm
 from .logic import (equal, greater_equal, greater_than, less_equal, less_than, not_equal)
 from .manipulation import (broadcast_to, cast, concat, expand, flatten, gather, reshape, slice,
@@ -33,3 +35,4 @@ __all__ = [
     "topk", "transpose", "unsqueeze", "var", "where", "zeros", "zeros_like"]
 __all__ += ["bmm", "ceil", "cos", "einsum", "index_select", "numel", "shape", "sin",
             "take_along_axis", "tril", "triu"]
+__all__ += ["broadcast_tensors", "gather_nd", "index_put", "nonzero", "unique_consecutive"]

@@ -21,8 +21,8 @@ def reshape(x, shape: Sequence[int], name: str | None = None):
         prefix = name or unique_name.generate("reshape2")     # Paddle: reshape2_<n>.tmp_0/1
         out, xshape = (block.create_var(name=unique_name.generate_with_ignorable_key(
             prefix + ".tmp"), stop_gradient=stop) for stop in (False, True))
-        apply_op("reshape2", {"X": x}, {"shape": list(shape)}, outputs={"Out": out,
-                                                                        "XShape": xshape})
+        apply_op("reshape2", {"X": x}, {"shape": list(shape)}, name=prefix,
+                 outputs={"Out": out, "XShape": xshape})
         return out
     return apply_op("reshape2", {"X": x}, {"shape": list(shape)}, name=name)[0]
 

@@ -5,7 +5,7 @@ Usage::
 
     PYTHON_WITH_PYFLUID check_pyfluid.py --dir DIR [--only NAMES] [--timeout S] [--json OUT]
 
-DIR holds ``manifest.json`` and, per model, ``NAME.pdmodel``/``.pdiparams`` and
+DIR holds ``manifest.json`` and, per model, ``NAME.pdmodel`` (or PIR ``NAME.json``), ``.pdiparams`` and
 ``NAME.io.npz`` (inputs ``x<i>``/outputs ``y<j>``; or, for several recorded cases,
 ``x<i>_<k>``/``y<j>_<k>``).  Each model runs in its own subprocess (with a timeout), via
 ``pyfluid.static.load_inference_model`` and a pyfluid ``Executor``.  For each model we
@@ -110,7 +110,7 @@ def main(argv=None):
             results = json.load(f).get("models", {})
     for name in names:
         entry = manifest[name]
-        missing = sorted(set(entry["op_types"]) - registered)
+        missing = sorted(set(entry.get("op_types", ())) - registered)   # PIR corpora: op_names
         prefix = os.path.join(args.dir, name)
         t0 = time.time()
         try:

@@ -280,6 +280,7 @@ def _d2s(layer_cls, specs, cases, note):
             os.remove(prefix + ".pdiparams.info")
         strip_callstacks(prefix + ".pdmodel")
         return [(d, f(rng)) for d, f in cases]
+    build.d2s = (layer_cls, specs, cases)   # reused by gen_pir_33.py
     return build, "dy2static", note
 
 

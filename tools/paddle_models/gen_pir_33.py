@@ -17,7 +17,10 @@ running them with a CPU ``Executor``; models with control flow record several ca
 ``manifest.json`` records per model: file sizes, the PIR version written in the file,
 the op names (decompressed, all regions), feeds (name/shape/dtype from ``pd_op.data``),
 fetch names, and the parameter names in ``.pdiparams`` order (checked against the
-tensors actually stored there).  ``resnet18`` (~45 MB) is "large": only with ``--large``.
+tensors actually stored there).  The models: an MLP, LeNet, a Transformer encoder, LSTM /
+GRU / SimpleRNN, BERT- and GPT-like blocks, op mixes (gen_zoo_26.py's layers), and
+dynamic-to-static control flow (if/while regions; gen_control_flow_26.py's layers, all their
+cases). The vision models (and two other big ones) are "large": only with ``--large``.
 
 Deterministic: every model seeds Paddle/NumPy from a CRC of its name; random weights.
 """
@@ -255,15 +258,69 @@ def _while(rng):
         [{"x": x, "n": np.array([n], "int64")} for n in (0, 1, 4)]
 
 
-MODELS = {  # name -> (builder, large, uses_to_static_control_flow)
+def _zoo(name):
+    """A model of gen_zoo_26.py (same layers and inputs), saved by Paddle 3."""
+    def build(rng):
+        import gen_zoo_26
+        model, specs, inputs = gen_zoo_26.all_models()[name][0](rng)
+        return model, specs, [{s.name: x for s, x in zip(specs, inputs)}]
+    return build
+
+
+def _bert(rng):
+    """gen_zoo_26's BertLike; in Paddle 3 ``Layer.type`` is a method, which hides the
+    token-type embedding sublayer named ``type``, so forward reaches it through _sub_layers."""
+    import gen_zoo_26 as z
+
+    class BertLike3(z.BertLike):
+        def forward(self, input_ids, token_type_ids, attention_mask):
+            length = paddle.shape(input_ids)[1]
+            pos_ids = paddle.arange(0, length, dtype="int64").unsqueeze(0)
+            h = self.word(input_ids) + self.pos(pos_ids) + \
+                self._sub_layers["type"](token_type_ids)
+            h = self.ln(h)
+            bias = (1.0 - attention_mask.unsqueeze([1, 2])) * -10000.0
+            for blk in self.blocks:
+                h = blk(h, bias)
+            return h, paddle.tanh(self.pool(h[:, 0]))
+
+    _, specs, inputs = z._bert(rng)
+    return BertLike3(), specs, [{s.name: x for s, x in zip(specs, inputs)}]
+
+
+def _d2s(name):
+    """A dynamic-to-static model of gen_control_flow_26.py with all its recorded cases."""
+    def build(rng):
+        import gen_control_flow_26 as cf
+        layer_cls, specs, cases = cf.D2S[name][0].d2s
+        return layer_cls(), specs, [make(rng) for _, make in cases]
+    return build
+
+
+MODELS = {  # name -> (builder, large)
     "mlp": (_mlp, False),
     "lenet": (_vision("lenet", 1, 28), False),
-    "mobilenet_v2": (_vision("mobilenet_v2"), False),
+    "mobilenet_v2": (_vision("mobilenet_v2"), True),
     "resnet18": (_vision("resnet18"), True),
     "transformer_encoder": (_encoder, False),
     "lstm_bidi_seqlen": (_lstm, False),
     "if_else": (_if, False),
     "while_loop": (_while, False),
+    # vision models (large: generated on demand, see README)
+    **{name: (_zoo(name), True) for name in (
+        "mobilenet_v1", "mobilenet_v3_small", "shufflenet_v2_x0_25", "squeezenet1_1",
+        "densenet121", "resnext50_32x4d", "vgg11_bn", "googlenet", "inception_v3")},
+    # sequence and attention models, op mixes (the last two: on demand, to keep the
+    # committed set near 1 MB)
+    **{name: (_zoo(name), False) for name in (
+        "gru_bidi_seqlen", "simple_rnn_relu_fwd", "gpt_like_triu", "interp_mix",
+        "opmix_norm_act", "opmix_pad", "opmix_index")},
+    **{name: (_zoo(name), True) for name in ("transformer_encoder_prenorm_mask", "unet_small")},
+    "bert_like": (_bert, False),
+    # dynamic-to-static control flow (if/while regions), several cases each
+    **{name: (_d2s("d2s_" + name), False) for name in (
+        "if_elif_else", "for_range", "break_continue", "early_return", "nested_loop_if",
+        "list_append")},
 }
 
 

@@ -27,5 +27,7 @@ def embedding(x, weight, padding_idx: int | None = None, sparse: bool = False,
         raise ValueError(f"padding_idx must be within [-{rows}, {rows})")
     attrs = {"is_sparse": sparse, "is_distributed": False, "remote_prefetch": sparse,
              "padding_idx": padding_idx}
+    if sparse and hasattr(weight, "sparse_grad"):
+        weight.sparse_grad = True       # its gradient is Paddle's SelectedRows (sparse)
     return layer_op("embedding", "lookup_table_v2", {"Ids": x, "W": weight}, attrs,
                     (("Out", weight.dtype, False),), name)[0]

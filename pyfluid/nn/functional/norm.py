@@ -109,3 +109,33 @@ def _eager_batch_norm(inputs: dict, attrs: dict, running_mean: Tensor, running_v
     running_mean._array = mean_out._array       # Paddle updates the statistics in place
     running_var._array = variance_out._array
     return y
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats: bool = True, momentum: float = 0.9, eps: float = 1e-05,
+                  data_format: str = "NCHW", name: str | None = None):
+    """Normalize each channel of each sample over its spatial dims, then scale and shift
+    (op ``instance_norm``; running statistics are not used, as in Paddle)."""
+    inputs = {"X": [x]}
+    if weight is not None and bias is not None:
+        inputs.update(Scale=[weight], Bias=[bias])
+    saved_mean, saved_variance, out = layer_op(
+        "instance_norm", "instance_norm", inputs, {"epsilon": eps},
+        (("SavedMean", None, True), ("SavedVariance", None, True), ("Y", None, False)), name)
+    return out
+
+
+def group_norm_layer(layer_name: str, x, weight, bias, epsilon: float, groups: int,
+                     data_format: str):
+    """GroupNorm's forward: op ``group_norm`` with the layer's own temporaries
+    (``<layer>.tmp_0/1/2``: Mean, Variance, Y) in static mode, as Paddle's layer builds it."""
+    inputs = {"X": [x]}
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    attrs = {"epsilon": epsilon, "groups": groups, "data_layout": data_format}
+    mean, variance, out = layer_op(
+        layer_name, "group_norm", inputs, attrs,
+        (("Mean", None, True), ("Variance", None, True), ("Y", None, False)), name=layer_name)
+    return out

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._dispatch import apply_op
+from ..._dispatch import apply_op, layer_op
+from ...ops.types import VarType
 from .window_args import (_check_4d, _check_data_format, _is_static, _layer_name,
                           convert_to_list, update_padding_nd)
 
@@ -29,11 +30,36 @@ def max_pool2d(x, kernel_size: Any, stride: Any = None, padding: Any = 0,
                return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
                name: str | None = None):
     """Max pooling (``pool2d`` with pooling_type='max'); stride defaults to kernel_size."""
-    if return_mask:
-        raise NotImplementedError("max_pool2d(return_mask=True) needs the max_pool2d_with_index "
-                                  "op, which pyfluid does not provide; use return_mask=False")
     attrs = _pool_attrs(x, kernel_size, stride, padding, ceil_mode, data_format, "max_pool2d")
-    return _pool2d(x, {"pooling_type": "max", "exclusive": True, **attrs}, name)
+    if not return_mask:
+        return _pool2d(x, {"pooling_type": "max", "exclusive": True, **attrs}, name)
+    if data_format == "NHWC":
+        raise ValueError("When setting return_mask to true, data_format must be set to NCHW in "
+                         "API:max_pool2d")
+    return _max_pool_with_index(x, {"ksize": attrs["ksize"], "strides": attrs["strides"],
+                                     "paddings": attrs["paddings"], "global_pooling": False,
+                                     "adaptive": False}, name)
+
+
+def _max_pool_with_index(x, attrs: dict, name: str | None) -> tuple:
+    """(Out, Mask): ``max_pool2d_with_index`` with Paddle's temporaries (Out, then the int32
+    Mask) in static mode."""
+    return layer_op("max_pool2d_with_index", "max_pool2d_with_index", {"X": x}, attrs,
+                    (("Out", None, False), ("Mask", VarType.INT32, False)), name)
+
+
+def adaptive_max_pool2d(x, output_size: Any, return_mask: bool = False,
+                        name: str | None = None):
+    """Max pooling onto a fixed ``output_size`` grid (None keeps that input dim); with
+    ``return_mask`` also the flat index of each maximum in its input plane."""
+    _check_4d(x, "adaptive_max_pool2d")
+    if isinstance(output_size, int):
+        size = convert_to_list(output_size, 2, "output_size")
+    else:
+        size = [x.shape[2 + i] if s is None else s for i, s in enumerate(output_size)]
+    out, mask = _max_pool_with_index(x, {"ksize": size, "strides": [1, 1], "paddings": [0, 0],
+                                         "global_pooling": False, "adaptive": True}, name)
+    return (out, mask) if return_mask else out
 
 
 def avg_pool2d(x, kernel_size: Any, stride: Any = None, padding: Any = 0,

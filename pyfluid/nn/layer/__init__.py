@@ -11,6 +11,13 @@ from .pooling import AdaptiveAvgPool2D, AvgPool2D, MaxPool2D
 from .container import LayerList
 from .rnn import GRU, LSTM, RNN, BiRNN, RNNBase, SimpleRNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCellBase, SimpleRNNCell
+from .activation import (CELU, SELU, Hardshrink, Hardtanh, LogSigmoid, Mish, PReLU, Softplus,
+                         Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
+from .common import (Pad1D, Pad2D, Pad3D, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D,
+                     ZeroPad2D)
+from .conv import Conv2DTranspose, Conv3D
+from .norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D
+from .pooling import AdaptiveMaxPool2D
 
 __all__ = [
     "AdaptiveAvgPool2D", "AvgPool2D", "BatchNorm1D", "BatchNorm2D", "Conv2D", "CrossEntropyLoss",
@@ -19,3 +26,9 @@ __all__ = [
     "Sigmoid", "Silu", "Softmax", "Tanh"]
 __all__ += ["BiRNN", "GRU", "GRUCell", "LSTM", "LSTMCell", "LayerList", "RNN", "RNNBase",
             "RNNCellBase", "SimpleRNN", "SimpleRNNCell"]
+__all__ += [
+    "AdaptiveMaxPool2D", "CELU", "Conv2DTranspose", "Conv3D", "GroupNorm", "Hardshrink",
+    "Hardtanh", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LogSigmoid", "Mish",
+    "PReLU", "Pad1D", "Pad2D", "Pad3D", "SELU", "Softplus", "Softshrink", "Softsign",
+    "Tanhshrink", "ThresholdedReLU", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D",
+    "ZeroPad2D"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as F
+from ..initializer import Constant
 from .layers import Layer
 
 
@@ -98,3 +99,101 @@ class LogSoftmax(Layer):
 
     def forward(self, x):
         return F.log_softmax(x, self._axis, name=self._name)
+
+
+LogSigmoid = _activation_layer("LogSigmoid", F.log_sigmoid)
+
+
+Mish = _activation_layer("Mish", F.mish)
+
+
+Softsign = _activation_layer("Softsign", F.softsign)
+
+
+Tanhshrink = _activation_layer("Tanhshrink", F.tanhshrink)
+
+
+class _Parametrized(Layer):
+    """An activation with settings: ``forward(x)`` is ``function(x, *settings, name=name)``."""
+    function = None
+
+    def __init__(self, *settings, name: str | None = None):
+        super().__init__()
+        self._settings, self._name = settings, name
+
+    def forward(self, x):
+        return type(self).function(x, *self._settings, name=self._name)
+
+
+class Hardtanh(_Parametrized):
+    """``x`` clipped to [min, max]."""
+    function = F.hardtanh
+
+    def __init__(self, min: float = -1.0, max: float = 1.0,  # noqa: A002
+                 name: str | None = None):
+        super().__init__(min, max, name=name)
+
+
+class CELU(_Parametrized):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    function = F.celu
+
+    def __init__(self, alpha: float = 1.0, name: str | None = None):
+        super().__init__(alpha, name=name)
+
+
+class Hardshrink(_Parametrized):
+    """``x`` where ``|x| > threshold``, else 0."""
+    function = F.hardshrink
+
+    def __init__(self, threshold: float = 0.5, name: str | None = None):
+        super().__init__(threshold, name=name)
+
+
+class SELU(_Parametrized):
+    """``scale * (x if x > 0 else alpha * exp(x) - alpha)``."""
+    function = F.selu
+
+    def __init__(self, scale: float = 1.0507009873554804934193349852946,
+                 alpha: float = 1.6732632423543772848170429916717, name: str | None = None):
+        super().__init__(scale, alpha, name=name)
+
+
+class Softplus(_Parametrized):
+    """``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``)."""
+    function = F.softplus
+
+    def __init__(self, beta: float = 1, threshold: float = 20, name: str | None = None):
+        super().__init__(beta, threshold, name=name)
+
+
+class Softshrink(_Parametrized):
+    """``x`` moved toward 0 by ``threshold``; 0 inside [-threshold, threshold]."""
+    function = F.softshrink
+
+    def __init__(self, threshold: float = 0.5, name: str | None = None):
+        super().__init__(threshold, name=name)
+
+
+class ThresholdedReLU(_Parametrized):
+    """``x`` where ``x > threshold``, else 0."""
+    function = F.thresholded_relu
+
+    def __init__(self, threshold: float = 1.0, name: str | None = None):
+        super().__init__(threshold, name=name)
+
+
+class PReLU(Layer):
+    """``x`` where positive, ``weight * x`` elsewhere, with a learned weight: one for all
+    (``num_parameters=1``) or one per channel; initialized to ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, weight_attr=None,
+                 data_format: str = "NCHW", name: str | None = None):
+        super().__init__()
+        self._num_parameters, self._init, self._data_format = num_parameters, init, data_format
+        self._name = name
+        self._weight = self.create_parameter([num_parameters], weight_attr,
+                                             default_initializer=Constant(init))
+
+    def forward(self, x):
+        return F.prelu(x, self._weight, data_format=self._data_format)

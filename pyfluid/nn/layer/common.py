@@ -1,4 +1,5 @@
-"""Common layers: Linear, Dropout, Flatten, Embedding."""
+"""Common layers: Linear, Dropout, Flatten, Embedding, the padding layers (Pad1D/2D/3D,
+ZeroPad2D) and the resizing layers (Upsample, UpsamplingNearest2D, UpsamplingBilinear2D)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -74,3 +75,84 @@ class Embedding(Layer):
     def forward(self, x):
         return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse,
                            name=self._name)
+
+
+# -- padding -----------------------------------------------------------------------------------
+def _npairs(padding: Any, n: int) -> Any:
+    """An int padding repeated for both sides of ``n`` dims; lists and Tensors as given."""
+    return padding if isinstance(padding, (list, tuple)) or hasattr(padding, "shape") \
+        else [padding] * (2 * n)
+
+
+class _Pad(Layer):
+    dims = 0
+    default_format = ""
+
+    def __init__(self, padding: Any, mode: str = "constant", value: float = 0.0,
+                 data_format: str | None = None, name: str | None = None):
+        super().__init__()
+        self._pad, self._mode, self._value = _npairs(padding, self.dims), mode, value
+        self._data_format, self._name = data_format or self.default_format, name
+
+    def forward(self, x):
+        return F.pad(x, pad=self._pad, mode=self._mode, value=self._value,
+                     data_format=self._data_format, name=self._name)
+
+
+class Pad1D(_Pad):
+    """Pads the last dim of NCL / NLC inputs: [left, right]."""
+    dims, default_format = 1, "NCL"
+
+
+class Pad2D(_Pad):
+    """Pads H and W of NCHW / NHWC inputs: [left, right, top, bottom]."""
+    dims, default_format = 2, "NCHW"
+
+
+class Pad3D(_Pad):
+    """Pads D, H and W of NCDHW / NDHWC inputs: [left, right, top, bottom, front, back]."""
+    dims, default_format = 3, "NCDHW"
+
+
+class ZeroPad2D(_Pad):
+    """Zero padding of H and W: [left, right, top, bottom]."""
+    dims, default_format = 2, "NCHW"
+
+    def __init__(self, padding: Any, data_format: str = "NCHW", name: str | None = None):
+        super().__init__(padding, "constant", 0.0, data_format, name)
+
+
+# -- resizing ----------------------------------------------------------------------------------
+class Upsample(Layer):
+    """``F.interpolate`` with fixed settings."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool = False, align_mode: int = 0, data_format: str = "NCHW",
+                 name: str | None = None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
+        self.align_corners, self.align_mode = align_corners, align_mode
+        self.data_format, self.name = data_format, name
+
+    def forward(self, x):
+        return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                             align_corners=self.align_corners, align_mode=self.align_mode,
+                             data_format=self.data_format, name=self.name)
+
+
+class UpsamplingNearest2D(Upsample):
+    """Nearest-neighbour resizing of 4-D inputs."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
+                 name: str | None = None):
+        super().__init__([size, size] if isinstance(size, int) else size, scale_factor,
+                         "nearest", False, 0, data_format, name)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear resizing of 4-D inputs with align_corners=True."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, data_format: str = "NCHW",
+                 name: str | None = None):
+        super().__init__([size, size] if isinstance(size, int) else size, scale_factor,
+                         "bilinear", True, 0, data_format, name)

@@ -1,4 +1,5 @@
-"""Convolution layers."""
+"""Convolution layers: Conv2D, Conv3D and Conv2DTranspose, sharing Paddle's ``_ConvNd``
+construction (filter shapes, default initializers, padding modes)."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,30 +7,124 @@ from typing import Any
 import numpy as np
 
 from .. import functional as F
+from ..functional.window_args import convert_to_list, update_padding_nd
 from ..initializer import Normal
 from .layers import Layer
 
+_FORMATS = ("NHWC", "NCHW", "NDHWC", "NCDHW", "NLC", "NCL")
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
-class Conv2D(Layer):
+
+class _ConvNd(Layer):
+    """Weight [C_out, C_in/groups, *kernel] (transposed: [C_in, C_out/groups, *kernel]) and
+    bias [C_out]. Non-zero padding modes pad the input with ``F.pad`` first."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, transposed: bool,
+                 dims: int, stride=1, padding=0, padding_mode: str = "zeros",
+                 output_padding=0, dilation=1, groups: int = 1, weight_attr: Any = None,
+                 bias_attr: Any = None, data_format: str = "NCHW"):
+        super().__init__()
+        if weight_attr is False:
+            raise AssertionError("weight_attr should not be False in Conv.")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and not isinstance(padding, int):
+            raise TypeError("when padding_mode in ['reflect', 'replicate', 'circular'], type of "
+                            "padding must be int")
+        if data_format not in _FORMATS:
+            raise ValueError(f"data_format must be one of {set(_FORMATS)}, but got "
+                             f"data_format='{data_format}'")
+        channel_last = data_format in ("NHWC", "NDHWC", "NLC")
+        self._in_channels, self._out_channels, self._groups = in_channels, out_channels, groups
+        self._data_format, self._padding, self._padding_mode = data_format, padding, padding_mode
+        self._stride = convert_to_list(stride, dims, "stride")
+        self._dilation = convert_to_list(dilation, dims, "dilation")
+        self._kernel_size = convert_to_list(kernel_size, dims, "kernel_size")
+        self.output_padding = output_padding
+        self._updated_padding, self._padding_algorithm = update_padding_nd(padding, channel_last,
+                                                                           dims)
+        if transposed:
+            filter_shape = [in_channels, out_channels // groups] + self._kernel_size
+            initializer = None
+        else:
+            if in_channels % groups:
+                raise ValueError("in_channels must be divisible by groups.")
+            if padding_mode != "zeros":
+                self._reversed_padding_repeated_twice = [
+                    p for p in reversed(convert_to_list(padding, dims, "padding"))
+                    for _ in range(2)]
+                self._updated_padding, self._padding_algorithm = update_padding_nd(
+                    0, channel_last, dims)
+            filter_shape = [out_channels, in_channels // groups] + self._kernel_size
+            std = (2.0 / (int(np.prod(self._kernel_size)) * in_channels)) ** 0.5
+            initializer = Normal(0.0, std)
+        self.weight = self.create_parameter(filter_shape, weight_attr,
+                                            default_initializer=initializer)
+        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+
+    def _padded(self, x):
+        if self._padding_mode == "zeros":
+            return x
+        return F.pad(x, self._reversed_padding_repeated_twice, mode=self._padding_mode,
+                     data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
+                f"data_format={self._data_format}")
+
+
+class Conv2D(_ConvNd):
     """2-D convolution (``F.conv2d``: the ``conv2d`` / ``depthwise_conv2d`` op plus bias)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, padding_mode: str = "zeros",
                  weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW"):
-        super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2D padding_mode '{padding_mode}': only 'zeros' is "
-                                      "supported")
-        if in_channels % groups:
-            raise ValueError(f"in_channels ({in_channels}) must be divisible by groups ({groups})")
-        kernel = [int(k) for k in kernel_size] if isinstance(kernel_size, (list, tuple)) \
-            else [int(kernel_size)] * 2
-        self._options = {"stride": stride, "padding": padding, "dilation": dilation,
-                         "groups": groups, "data_format": data_format}
-        std = (2.0 / (int(np.prod(kernel)) * in_channels)) ** 0.5
-        self.weight = self.create_parameter([out_channels, in_channels // groups] + kernel,
-                                            weight_attr, default_initializer=Normal(0.0, std))
-        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+        super().__init__(in_channels, out_channels, kernel_size, False, 2, stride=stride,
+                         padding=padding, padding_mode=padding_mode, dilation=dilation,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, **self._options)
+        return F.conv2d(self._padded(x), self.weight, self.bias, stride=self._stride,
+                        padding=self._updated_padding if self._padding_mode != "zeros"
+                        else self._padding, dilation=self._dilation, groups=self._groups,
+                        data_format=self._data_format)
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution (op ``conv3d`` plus bias) of NCDHW / NDHWC inputs."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, padding_mode: str = "zeros",
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, False, 3, stride=stride,
+                         padding=padding, padding_mode=padding_mode, dilation=dilation,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x):
+        return F.conv3d(self._padded(x), self.weight, self.bias, stride=self._stride,
+                        padding=self._updated_padding if self._padding_mode != "zeros"
+                        else self._padding, dilation=self._dilation, groups=self._groups,
+                        data_format=self._data_format)
+
+
+class Conv2DTranspose(_ConvNd):
+    """Transposed 2-D convolution (``F.conv2d_transpose``); ``forward(x, output_size)`` may
+    pick the output size (then output_padding is not used)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups: int = 1, weight_attr: Any = None,
+                 bias_attr: Any = None, data_format: str = "NCHW"):
+        super().__init__(in_channels, out_channels, kernel_size, True, 2, stride=stride,
+                         padding=padding, dilation=dilation, output_padding=output_padding,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x, output_size=None):
+        output_padding = self.output_padding if output_size is None else 0
+        return F.conv2d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
+                                  output_padding=output_padding, stride=self._stride,
+                                  dilation=self._dilation, groups=self._groups,
+                                  output_size=output_size, data_format=self._data_format)

@@ -23,9 +23,10 @@ from ..initializer import Constant, XavierUniform
 
 
 def _snake(name: str) -> str:
-    """Paddle's layer-name rule: ``Linear`` -> ``linear``, ``Conv2D`` -> ``conv2_d``."""
+    """Paddle's layer-name rule: ``Linear`` -> ``linear``, ``Conv2D`` -> ``conv2d``,
+    ``Conv2DTranspose`` -> ``conv2d_transpose``, ``PReLU`` -> ``p_re_lu``."""
     first = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", first).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", first).lower()
 
 
 class Layer:

@@ -48,3 +48,14 @@ class AdaptiveAvgPool2D(Layer):
 
     def forward(self, x):
         return F.adaptive_avg_pool2d(x, **self._settings)
+
+
+class AdaptiveMaxPool2D(Layer):
+    """Max pooling to a fixed ``output_size``; ``return_mask`` also returns the indices."""
+
+    def __init__(self, output_size: Any, return_mask: bool = False, name: str | None = None):
+        super().__init__()
+        self._settings = dict(output_size=output_size, return_mask=return_mask, name=name)
+
+    def forward(self, x):
+        return F.adaptive_max_pool2d(x, **self._settings)

@@ -6,7 +6,7 @@ pyfluid's declarations.
 Run with pyfluid's Python; it asks a Paddle 2.6 interpreter (never a pyfluid dependency) for
 the protos:
 
-    python tools/paddle_protos/record_op_protos.py --paddle-python /path/to/paddle26/bin/python
+    python tools/paddle_references/record_op_protos.py --paddle-python /path/to/paddle26/bin/python
 
 Grad ops and op types Paddle does not know are left out (listed under "unknown")."""
 from __future__ import annotations

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 from ..framework.layer_helper import LayerHelper, check_type
 from ..framework.variable import Variable
 from ..static.nn import fc as _fc
-from ..static.py_func import py_func
+from ..static.py_func import append_py_func as py_func  # static, as in fluid 1.x
 from ..tensor.manipulation import reshape as _reshape
 
 __all__ = ["accuracy", "cross_entropy", "fc", "mean", "py_func", "reshape"]

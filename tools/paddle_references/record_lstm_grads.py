@@ -2,7 +2,7 @@
 tests/test_lstm_training.py to compare pyfluid's loss and gradients with (same weights, same
 batch). Run with a Python that has paddle 2.6 (never a pyfluid dependency):
 
-    PADDLE_PYTHON tools/paddle_models/record_lstm_grads.py --out tests/paddle_grads/lstm_classifier_26.npz
+    PADDLE_PYTHON tools/paddle_references/record_lstm_grads.py --out tests/paddle_grads/lstm_classifier_26.npz
 
 The model is the example's (written again here with ``import paddle``, so this script needs no
 pyfluid) in a 2-layer form: embedding (padding_idx 0) -> 2-layer bidirectional LSTM with
