@@ -23,6 +23,7 @@ from .windows import conv_out_size, resolve_padding
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
 PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
+_K_BLOCK = 4096              # block of the summed axis of a small weight gradient
 
 
 def _grouped(w: np.ndarray, groups: int) -> np.ndarray:
@@ -52,7 +53,14 @@ def _product_t(wm: np.ndarray, d: np.ndarray, groups: int) -> np.ndarray:
 
 
 def _weight_grad(d: np.ndarray, cols: np.ndarray, groups: int, shape) -> np.ndarray:
-    """Per group ``d @ cols.T`` for d (OC, M), cols (CKK, M): the filter gradient."""
+    """Per group ``d @ cols.T`` for d (OC, M), cols (CKK, M): the filter gradient. A small
+    result over a long M (a few filters over a batch of images) is summed over blocks of M:
+    OpenBLAS runs such products at a quarter of the speed in one call."""
+    if groups == 1 and d.shape[0] * cols.shape[0] <= 4096 and d.shape[1] > 2 * _K_BLOCK:
+        total = d[:, :_K_BLOCK] @ cols[:, :_K_BLOCK].T
+        for start in range(_K_BLOCK, d.shape[1], _K_BLOCK):
+            total += d[:, start:start + _K_BLOCK] @ cols[:, start:start + _K_BLOCK].T
+        return total.reshape(shape)
     if groups == 1:
         return (d @ cols.T).reshape(shape)
     m = d.shape[-1]
