@@ -24,31 +24,40 @@ def strategy(**flags):
     return bs
 
 
-def build(batch_size=None):
+def build(batch_size=None, layout="NCHW"):
     """A small residual CNN: conv-bn-relu, conv-bn + a 1x1 conv-bn shortcut, relu, a biased
     conv-bn, a depthwise conv-bn-relu6, pooling and fc; its test clone; a training step."""
     main, startup = static.Program(), static.Program()
+    nhwc = layout == "NHWC"
+
+    def conv(x, filters, size, **kwargs):
+        return static.nn.conv2d(x, filters, size, padding=size // 2, data_format=layout,
+                                **kwargs)
+
+    def bn(x, act=None):
+        return static.nn.batch_norm(x, act=act, data_layout=layout)
+
     with static.program_guard(main, startup):
-        x = static.data("x", [batch_size, 3, 12, 12], "float32")
+        x = static.data("x", [batch_size, 12, 12, 3] if nhwc else [batch_size, 3, 12, 12],
+                        "float32")
         label = static.data("label", [batch_size, 1], "int64")
-        h = static.nn.batch_norm(static.nn.conv2d(x, 16, 3, padding=1, bias_attr=False),
-                                 act="relu")
-        y = static.nn.batch_norm(static.nn.conv2d(h, 16, 3, padding=1, bias_attr=False))
-        s = static.nn.batch_norm(static.nn.conv2d(x, 16, 1, bias_attr=False))
+        h = bn(conv(x, 16, 3, bias_attr=False), act="relu")
+        y = bn(conv(h, 16, 3, bias_attr=False))
+        s = bn(conv(x, 16, 1, bias_attr=False))
         h = F.relu(paddle.add(y, s))
-        h = static.nn.batch_norm(static.nn.conv2d(h, 16, 3, padding=1))          # conv bias
-        h = F.relu6(static.nn.batch_norm(static.nn.conv2d(h, 16, 3, padding=1, groups=16,
-                                                           bias_attr=False)))
-        logits = static.nn.fc(paddle.flatten(F.max_pool2d(h, 2, 2), start_axis=1), 5)
+        h = bn(conv(h, 16, 3))                                                 # conv bias
+        h = F.relu6(bn(conv(h, 16, 3, groups=16, bias_attr=False)))
+        pooled = F.max_pool2d(h, 2, 2, data_format=layout)
+        logits = static.nn.fc(paddle.flatten(pooled, start_axis=1), 5)
         test = main.clone(for_test=True)
         loss = F.cross_entropy(logits, label)
         paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
     return main, startup, test, logits, loss
 
 
-@pytest.fixture
-def net():
-    main, startup, test, logits, loss = build()
+@pytest.fixture(params=["NCHW", "NHWC"])
+def net(request):
+    main, startup, test, logits, loss = build(layout=request.param)
     exe, scope = static.Executor(), static.Scope()
     exe.run(startup, scope=scope)
     rng = np.random.default_rng(0)
@@ -57,7 +66,8 @@ def net():
             tensor = scope.find_var(name).get_tensor()
             shape = np.array(tensor).shape
             tensor.set(rng.uniform(0.5, 1.5, shape).astype("float32"))
-    feed = {"x": rng.standard_normal((4, 3, 12, 12)).astype("float32"),
+    shape = (4, 12, 12, 3) if request.param == "NHWC" else (4, 3, 12, 12)
+    feed = {"x": rng.standard_normal(shape).astype("float32"),
             "label": rng.integers(0, 5, (4, 1))}
     return exe, scope, main, test, logits, loss, feed
 

@@ -70,8 +70,9 @@ def winograd_filter(g, n):
     gm = WINOGRAD[tile][0].astype(n.np_dtype("Filter"))
     rows = g.op("MatMul", g.const(gm), n.input("Filter"))              # OC C t 3
     both = g.op("MatMul", rows, g.const(np.ascontiguousarray(gm.T)))   # OC C t t
+    oc, c = n.shape("Filter")[:2]
     g.op("Reshape", g.op("Transpose", both, perm=[2, 3, 0, 1]),
-         g.ints([(tile + 2) ** 2, 0, 0]), outputs=[n.output("Output")])
+         g.ints([(tile + 2) ** 2, oc, c]), outputs=[n.output("Output")])
 
 
 @converter("fused_conv2d", "fused_conv2d_winograd")
