@@ -1,6 +1,7 @@
 """CNN inference on one thread: pyfluid (Executor, inference passes on) against Paddle 2.6's
 inference predictor with oneDNN and its static Executor (``$PADDLE_PYTHON``, a Python with
-paddlepaddle 2.6) and against PyTorch (``$TORCH_PYTHON``, with torchvision), in one run.
+paddlepaddle 2.6) and against PyTorch (``$TORCH_PYTHON``; benchmarks/torch_models.py), in one
+run.
 
     PADDLE_PYTHON=... [TORCH_PYTHON=...] python benchmarks/cnn_inference.py \\
         [--models resnet18,resnet50,mobilenet_v2,shufflenet_v2_x1_0] [--sizes 224,64] \\

@@ -11,8 +11,8 @@ norm running statistics randomised) with ``paddle.jit.save`` for [N, 3, SIZE, SI
 PREFIX or NET, "batch": N, "reps": R}`` times R calls of K and answers the median and total
 wall and CPU milliseconds. Paddle's kinds: ``predictor`` (its inference predictor with oneDNN
 on the exported model), ``executor`` (its static Executor on the same files), ``train`` (a
-training step of benchmarks/cnn_nets.py); PyTorch's: ``torch`` (torchvision's model of that
-name, eval mode, ``no_grad``).
+training step of benchmarks/cnn_nets.py); PyTorch's: ``torch`` (the model of that name in
+benchmarks/torch_models.py, torchvision's architectures, eval mode, ``no_grad``).
 """
 from __future__ import annotations
 
@@ -121,11 +121,11 @@ class TorchRunner:
     def callable(self, kind: str, prefix: str, batch: int):
         key = (prefix, batch)
         if key not in self.made:
-            import torchvision
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            from torch_models import MODELS
             torch = self.torch
             torch.manual_seed(7)
-            name = os.path.basename(prefix).rsplit("_", 1)[0]
-            model = getattr(torchvision.models, name)(weights=None).eval()
+            model = MODELS[os.path.basename(prefix).rsplit("_", 1)[0]]().eval()
             x = torch.from_numpy(_image(prefix, batch))
 
             def run():
