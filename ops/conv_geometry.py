@@ -1,6 +1,6 @@
 """The shape facts of one 2-D convolution, and the input layouts its kernels read: a zero
-border added once (:func:`padded`), and, for strided windows, the input split into its
-stride phases (:func:`phases`) so that every kernel tap reads unit-stride rows."""
+border added once (:func:`padded`), and the padded input split into its stride phases, each
+plane flat (:func:`flat_phases`), so that every kernel tap reads unit-stride runs."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -45,20 +45,14 @@ class ConvGeometry(NamedTuple):
         return self.kh == self.kw == 1 and not any(self.pads)
 
 
-def padded(x: np.ndarray, top: int, left: int, rows: int, cols: int,
-           slack: int = 0) -> np.ndarray:
+def padded(x: np.ndarray, top: int, left: int, rows: int, cols: int) -> np.ndarray:
     """NCHW ``x`` placed at (top, left) of a zero (N, C, rows, cols) array (rows/columns of
-    ``x`` beyond it are left out). ``slack`` > 0 adds that many zeros after each image plane:
-    the result is then a (N, C, rows, cols) view of a (N, C, rows * cols + slack) array, so
-    that flat windows may run past the plane's last row."""
+    ``x`` beyond it are left out); ``x`` itself when that is all of it."""
     n, c, h, w = x.shape
     h_in, w_in = max(min(h, rows - top), 0), max(min(w, cols - left), 0)
-    if not slack and (top, left, h_in, w_in) == (0, 0, rows, cols) and h == rows and w == cols:
+    if (top, left, h_in, w_in) == (0, 0, rows, cols) and h == rows and w == cols:
         return x
-    flat = np.empty((n, c, rows * cols + slack), x.dtype)
-    out = flat[:, :, :rows * cols].reshape(n, c, rows, cols)
-    if slack:
-        flat[:, :, rows * cols:] = 0
+    out = np.empty((n, c, rows, cols), x.dtype)
     if top:
         out[:, :, :top] = 0
     if top + h_in < rows:
