@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from ..framework.prune import _names_read
+from ..ops.control_flow import BLOCK_OPS
 from ..ops.registry import EMPTY_VAR, FRESH, OpDef, get_op
 
 
@@ -38,13 +40,17 @@ def value_inputs(op, opdef: OpDef | None = None) -> Iterable[str]:
 
 def last_reads(ops: list) -> tuple[dict, dict]:
     """``(value_last, any_last)``: per name, the index of the last op reading its value, and
-    of the last op reading it at all (shape_only reads included)."""
+    of the last op reading it at all (shape_only reads included). An op running a sub-block
+    reads whatever the block's ops read from outside it."""
     value_last, any_last = {}, {}
     for index, op in enumerate(ops):
-        for name in op.input_arg_names:
+        for name in op.read_arg_names:
             any_last[name] = index
         for name in value_inputs(op):
             value_last[name] = index
+        if op.type in BLOCK_OPS:
+            for name in _names_read(op.block.program, op):
+                any_last[name] = value_last[name] = index
     return value_last, any_last
 
 

@@ -1,4 +1,4 @@
-"""A block compiled once into one straight-line Python function.
+"""A program compiled once into one Python function.
 
 For a program ``y = relu(x @ w)`` fed ``x`` and fetching ``y``, ``plan.source`` is::
 
@@ -18,10 +18,14 @@ time, temporaries are deleted after their last use, persistables are written bac
 ``W[i]._array = ...`` (``# to the scope``). A run costs one Python call per op; when an op
 raises, the line number of the failing frame names the op. ``PYFLUID_SHOW_PLAN=1`` prints
 every plan's source when it is built.
+
+Control flow compiles into the same function: a ``conditional_block`` is an ``if`` and a
+``while`` a loop around its sub-block's code (executor/control_flow.py); a sub-block's own
+variables are locals of their own, ``<name>_b<block>`` (executor/frames.py: Paddle's child
+scopes), and its op lines read ``# b<block>#<index> <type>``.
 """
 from __future__ import annotations
 
-import difflib
 import itertools
 import keyword
 import linecache
@@ -33,14 +37,21 @@ from typing import Any
 
 import numpy as np
 
-from ..framework.errors import ExecutionError, FetchError, ShapeError
-from ..ops.registry import EMPTY_VAR, get_op
-from ..ops.types import VarType, to_numpy_dtype
+from ..framework.errors import ExecutionError
+from ..ops.registry import EMPTY_VAR, FRESH, get_op
+from ..ops.types import VarType
+from . import plan_errors
 from .buffer_reuse import inplace_ops
+from .control_flow import EMITTERS, RUNTIME, BlockIndex, moved_assign
+from ..framework.prune import _names_read
+from .frames import Frame
 
 _plan_ids = itertools.count()
+_ROOT = 0       # the frame tag of block 0
 # names of the generated function's globals and parameters: never used for a variable's local
-_RESERVED = re.compile(r"(k|chk|folded)\d+|c\d+_\d+|_own|_|H|W|F|run")
+_RESERVED = re.compile(r"(k|chk|folded)\d+(_\d+)?|c\d+(_\d+){1,2}|_own|_|H|W|F|run|_total\d+|"
+                       r"_op\d+|"
+                       + "|".join(RUNTIME) + "|_while_is_test")
 
 
 def _identifier(name: str) -> str:
@@ -54,7 +65,7 @@ def _identifier(name: str) -> str:
 
 
 class Plan:
-    """One block compiled into one Python function (``fn``); ``source`` is its code, for
+    """A program compiled into one Python function (``fn``); ``source`` is its code, for
     reading (see the module docstring). ``run(scope, feeds)`` runs it."""
 
     def __init__(self, program, feed_names: tuple, fetch_names: tuple, origin=None,
@@ -67,30 +78,78 @@ class Plan:
         self.feed_names = feed_names
         self.fetch_names = fetch_names
         self.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
-        self._locals: dict[str, str] = {}     # variable name -> its local in the source
+        self._slots: dict[tuple[int, str], str] = {}   # (frame tag, name) -> its local
+        self._locals: dict[str, str] = {}     # variable name -> its local in the root frame
         self._taken: set[str] = set()
         self.scope_inputs: list[str] = []      # read from the scope before the first op
         self.write_back: list[str] = []        # persistables written by the ops or fed
-        self.namespace: dict[str, Any] = {}
-        self.line_ops: dict[int, int] = {}     # generated line number -> op index
+        self.namespace: dict[str, Any] = dict(RUNTIME)
+        self.line_ops: dict[int, tuple] = {}   # generated line number -> (op, its input locals)
         self.folded: set[str] = set()          # temporaries computed once at compile time
         self.constant_ids: set[int] = set()    # ids of their values (kept in the namespace)
+        self._set = set(feed_names)            # root names set on every path so far
+        self._maybe: set[str] = set()          # root names set on some path (in a branch)
+        self._initial: dict[str, str] = {}     # root name -> the value it starts with
+        self._touched: set[str] = set()        # root names the current top-level op uses
+        self.flow = BlockIndex(program)        # which op runs which block, step records
+        self._labels = itertools.count()
         self._build()
 
-    # -- compilation ------------------------------------------------------------------------
-    def _local(self, name: str) -> str:
-        """The local holding variable ``name``: its name as an identifier, made unique."""
-        local = self._locals.get(name)
+    # -- slots and frames (executor/frames.py) ------------------------------------------------
+    def slot(self, tag: int, name: str) -> str:
+        """The local holding ``name`` in the frame ``tag`` (a block index; 0 is the root)."""
+        local = self._slots.get((tag, name))
         if local is None:
-            local = base = _identifier(name)
+            local = base = _identifier(name) + (f"_b{tag}" if tag else "")
             n = 0
             while local in self._taken:
                 n += 1
                 local = f"{base}_{n}"
-            self._locals[name] = local
+            self._slots[(tag, name)] = local
             self._taken.add(local)
+            if not tag:
+                self._locals[name] = local
         return local
 
+    def _local(self, name: str) -> str:
+        return self.slot(_ROOT, name)
+
+    def label(self, prefix: str) -> str:
+        """A fresh name for a helper value of the generated code (``_total3``)."""
+        return f"{prefix}{next(self._labels)}"
+
+    def root_read(self, name: str, soft: bool = False) -> str:
+        """A read in the root frame: the value comes from an earlier op, the feed, or the
+        scope (``soft``: a value that may be unset, then None)."""
+        self._touched.add(name)
+        if name in self._set or name in self._initial or name in self.scope_inputs:
+            return self._local(name)
+        var = self.find_var(name)
+        if var is not None and var.type == VarType.LOD_TENSOR_ARRAY:
+            self._initial[name] = "[]"          # an array starts empty
+        elif (name in self._maybe or soft) and not (var is not None and var.persistable):
+            self._initial[name] = "None"        # set in a branch only, or may stay unset
+        else:
+            self.scope_inputs.append(name)
+        return self._local(name)
+
+    def root_write(self, name: str, definite: bool) -> str:
+        self._touched.add(name)
+        (self._set if definite else self._maybe).add(name)
+        if self._is_persistable(name) and name not in self.write_back:
+            self.write_back.append(name)
+        return self._local(name)
+
+    def find_var(self, name: str):
+        var = self.block._find_var_recursive(name)
+        if var is None:
+            var = next((b.vars[name] for b in self.program.blocks if name in b.vars), None)
+        return var
+
+    def all_ops(self):
+        return self.flow.all_ops()
+
+    # -- compilation ------------------------------------------------------------------------
     def _known_small(self, name: str) -> bool:
         """A variable whose declared shape is fully known and small: an ``out=`` ufunc call
         costs more (~0.6 us) than allocating it anew, so it is not worth reusing."""
@@ -99,7 +158,7 @@ class Plan:
         return shape is not None and all(d >= 0 for d in shape) and math.prod(shape) < 4096
 
     def _is_persistable(self, name: str) -> bool:
-        var = self.block._find_var_recursive(name)
+        var = self.find_var(name)
         return var is not None and var.persistable
 
     def _folds(self, op, opdef) -> bool:
@@ -111,151 +170,186 @@ class Plan:
     def _build(self) -> None:
         constants = [op.output_arg_names[0] for op in self.ops
                      if self._folds(op, op.opdef or get_op(op.type))]
-        reuse = self.reuse_buffers and len(self.program.blocks) == 1   # sub-blocks: reads unseen
+        reuse = self.reuse_buffers
         self._inplace, self.sharing = inplace_ops(
             self.ops, self.feed_names, self.fetch_names, self._is_persistable, reuse,
             self._known_small, constants)
-        available = set(self.feed_names)
         for name in self.feed_names:
             self._local(name)
-        body: list[tuple[int | None, str]] = []
-        reads: list[list[str]] = []
+        root = Frame(self, _ROOT, set(), None, blocks=[self.block])
+        body, touched = [], []
         for index, op in enumerate(self.ops):
-            call, read_names, written = self._compile_op(index, op, available)
-            body.append((index, call))
-            reads.append(read_names)
-            for name in written:
-                available.add(name)
-                if self._is_persistable(name) and name not in self.write_back:
-                    self.write_back.append(name)
+            self._touched = set()
+            body.append(self.emit_ops([op], root, "    ", start=index))
+            touched.append(self._touched)
         # a fed persistable keeps its value in the scope, as Paddle's feed op writes it there
         self.fed_kept = [n for n in self.feed_names
                          if self._is_persistable(n) and n not in self.write_back]
         self.write_back += self.fed_kept
         for name in self.fetch_names:
-            if name not in available and name not in self.scope_inputs:
-                self.scope_inputs.append(name)
+            self._fetchable(name)
+        for name in self._maybe:              # written in a branch only: may stay unset
+            if name not in self._set and name not in self.scope_inputs:
+                self._initial.setdefault(name, "None")
         shared = (set(self.scope_inputs) | set(self.write_back) | set(self.feed_names)
                   | self.folded)
         self.fetch_is_shared = [name in shared for name in self.fetch_names]
         # a fetch that may share the buffer of a feed, a scope value or a folded constant (an
-        # identity gradient's result) is checked at run time, and copied if it does
+        # identity gradient's result) is checked at run time, and copied if it does; a value
+        # a control-flow op wrote is checked too
         self.fetch_may_alias = [
-            not is_shared and bool(self.sharing.roots_of(name) & shared)
+            not is_shared and (bool(self.sharing.roots_of(name) & shared) or name in self._maybe)
             for name, is_shared in zip(self.fetch_names, self.fetch_is_shared)]
         keep = set(self.fetch_names) | set(self.write_back)
-        last_read = {}
-        for index, names in enumerate(reads):
+        last_use = {}
+        for index, names in enumerate(touched):
             for name in names:
-                last_read[name] = index
+                last_use[name] = index
         dels: dict[int, list[str]] = {}
-        for name, index in last_read.items():
+        for name, index in last_use.items():
             if name not in keep:
                 dels.setdefault(index, []).append(self._local(name))
         self._emit(body, dels)
 
-    def _compile_op(self, index: int, op, available: set) -> tuple[str, list[str], list[str]]:
+    def _fetchable(self, name: str) -> None:
+        if name in self._set or name in self._initial or name in self.scope_inputs:
+            return
+        var = self.find_var(name)
+        if var is not None and var.block.idx != 0 and not var.persistable:
+            raise plan_errors.missing_fetch(self, name, var)
+        if name in self._maybe:
+            self._initial[name] = "None"
+        else:
+            self.scope_inputs.append(name)
+
+    def emit_ops(self, ops, frame: Frame, pad: str, start: int = 0,
+                 kept: frozenset = frozenset()) -> list[tuple]:
+        """Lines ``(text, op, input locals)`` running ``ops`` in ``frame``; ``start``: the
+        index of the first op in its block; ``kept``: frame names read after the ops (a step
+        record)."""
+        lines = []
+        last_read = {} if frame.parent is None else {
+            n: i for i, op in enumerate(ops) for n in _names_read(self.program, op)}
+        for index, op in enumerate(ops, start):
+            emitter = EMITTERS.get(op.type)
+            if emitter is None:
+                moved = moved_assign(self, op, frame, last_read, index - start, kept)
+                text, slots = moved or self._op_call(index, op, frame)
+                lines.append((pad + text, op, slots))
+                continue
+            where = f"#{index}" if op.block.idx == 0 else f"b{op.block.idx}#{index}"
+            for n, line in enumerate(emitter(self, op, frame, pad)):
+                if not isinstance(line, tuple):
+                    line = (line + (f"  # {where} {op.type}" if n == 0 else ""), op, {})
+                lines.append(line)
+        return lines
+
+    def _op_call(self, index: int, op, frame: Frame) -> tuple[str, dict]:
         opdef = op.opdef or get_op(op.type)
+        where = f"#{index}" if op.block.idx == 0 else f"b{op.block.idx}#{index}"
         if not opdef.has_kernel:
-            raise ExecutionError(f"op #{index} '{op.type}' cannot run inside a program here")
+            raise ExecutionError(f"op {where} '{op.type}' cannot run inside a program here")
+        key = str(index) if op.block.idx == 0 else f"{op.block.idx}_{index}"
+        top = frame.parent is None and index < len(self.ops) and self.ops[index] is op
         kernel, kwargs = opdef.bound_kernel(op.attrs, op)
-        folded = self._fold(index, op, opdef, kernel, kwargs)
+        folded = self._fold(key, where, op, opdef, kernel, kwargs, frame)
         if folded is not None:
-            return folded, [], op.output_arg_names
-        if index in self._inplace:   # takes the pure kernel's attrs, not a specialized one's
+            return f"{folded}  # {where} {op.type} (folded)", {}
+        in_place = top and index in self._inplace
+        if in_place:   # takes the pure kernel's attrs, not a specialized one's
             kernel = opdef.inplace_kernel
             kwargs = {k: op.attrs.get(k, opdef.attrs[k].default) for k in opdef.kernel_attrs}
-        self.namespace[f"k{index}"] = kernel
-        args, read_names = [], []
+        self.namespace[f"k{key}"] = kernel
+        args, slots = [], {}
         for slot in opdef.inputs:
-            names = [n for n in op.inputs.get(slot.name, []) if n != EMPTY_VAR]
-            for n in names:
-                read_names.append(n)
-                if n not in available and n not in self.scope_inputs:
-                    self.scope_inputs.append(n)
-            refs = [self._local(n) for n in names]
-            if slot.duplicable:
-                args.append("[" + ", ".join(refs) + "]")
-            else:
-                args.append(refs[0] if refs else "None")
-        for j, (key, value) in enumerate(kwargs.items()):
-            args.append(f"{key}={self._constant(index, j, value)}")
+            refs = [slots.setdefault(n, frame.read(n))
+                    for n in op.inputs.get(slot.name, []) if n != EMPTY_VAR]
+            args.append("[" + ", ".join(refs) + "]" if slot.duplicable else
+                        refs[0] if refs else "None")
+        for slot_name in opdef.reads_outputs:     # current values of outputs it updates
+            refs = ["None" if n == EMPTY_VAR else frame.read(n, soft=True)
+                    for n in op.outputs.get(slot_name, [])]
+            args.append("[" + ", ".join(refs) + "]" if opdef.slot(slot_name, True).duplicable
+                        else refs[0] if refs else "None")
+        for j, (name, value) in enumerate(kwargs.items()):
+            args.append(f"{name}={self._constant(key, j, value)}")
         targets, written = [], []
         for slot in opdef.outputs:
-            names = op.outputs.get(slot.name, [])
             refs = []
-            for n in names:
-                if n == EMPTY_VAR:
-                    refs.append("_")
-                else:
-                    refs.append(self._local(n))
-                    written.append(n)
-            if slot.duplicable:
-                targets.append("[" + ", ".join(refs) + "]" if refs else "_")
-            else:
-                targets.append(refs[0] if refs else "_")
-        lhs = ", ".join(targets) if targets else "_"
-        call = f"{lhs} = k{index}({', '.join(args)})"
+            for n in op.outputs.get(slot.name, []):
+                refs.append("_" if n == EMPTY_VAR else frame.write(n))
+                if n != EMPTY_VAR:
+                    written.append((n, refs[-1]))
+            targets.append(("[" + ", ".join(refs) + "]" if refs else "_") if slot.duplicable
+                           else refs[0] if refs else "_")
+        call = f"{', '.join(targets) if targets else '_'} = k{key}({', '.join(args)})"
         # a persistable must own its buffer: a view of a parameter kept in the scope would
         # change with the parameter's in-place updates (this run's or a later one's)
-        for name in written:
-            if (index, name) in self.sharing.copied:
+        for name, ref in written:
+            if ((top and (index, name) in self.sharing.copied) or (
+                    not top and self._is_persistable(name) and opdef.aliasing.kind != FRESH)):
                 self.namespace["_own"] = _own
-                call += f"; {self._local(name)} = _own({self._local(name)})"
+                call += f"; {ref} = _own({ref})"
         if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
             # (py_func's results are the function's, as in Paddle: declared shapes are hints)
-            checked = [(n, self.block._find_var_recursive(n)) for n in written]
-            checked = [(n, var) for n, var in checked
+            unchecked = {n for slot in opdef.runtime_shaped for n in op.output(slot)}
+            checked = [(n, ref, self.find_var(n)) for n, ref in written if n not in unchecked]
+            checked = [(n, ref, var) for n, ref, var in checked
                        if var is not None and var.type == VarType.LOD_TENSOR
                        and var.has_tensor_desc]
             if checked:
-                self.namespace[f"chk{index}"] = _output_check(index, op, checked)
-                call += f"; chk{index}({', '.join(self._local(n) for n, _ in checked)})"
-        return call, read_names, written
+                self.namespace[f"chk{key}"] = plan_errors.output_check(
+                    where, op, [(n, var) for n, _, var in checked])
+                call += f"; chk{key}({', '.join(ref for _, ref, _ in checked)})"
+        return f"{call}  # {where} {op.type}{' (in place)' if in_place else ''}", slots
 
-    def _fold(self, index: int, op, opdef, kernel, kwargs) -> str | None:
+    def _fold(self, key: str, where: str, op, opdef, kernel, kwargs, frame: Frame) -> str | None:
         """Compute a constant op (fill_constant without tensor inputs, writing a temporary)
         once, at compile time; the run then only binds the value."""
         if not self._folds(op, opdef):
             return None
-        name = f"folded{index}"
+        name = f"folded{key}"
         self.namespace[name] = value = kernel(
             *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
         out = op.output_arg_names[0]
-        var = self.block._find_var_recursive(out)
+        var = self.find_var(out)
         if self.checks and var is not None and var.has_tensor_desc:   # checked once, now
-            _output_check(index, op, [(out, var)])(value)
+            plan_errors.output_check(where, op, [(out, var)])(value)
         self.constant_ids.add(id(value))
-        self.folded.add(op.output_arg_names[0])
-        return f"{self._local(op.output_arg_names[0])} = {name}"
+        self.folded.add(out)
+        return f"{frame.write(out)} = {name}"
 
-    def _constant(self, index: int, j: int, value: Any) -> str:
+    def _constant(self, key: str, j: int, value: Any) -> str:
         if isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
             return repr(value)
-        name = f"c{index}_{j}"
+        name = f"c{key}_{j}"
         self.namespace[name] = value
         return name
 
-    def _emit(self, body, dels) -> None:
+    def _emit(self, body: list[list[tuple]], dels: dict[int, list[str]]) -> None:
         lines = ["def run(H, W, F):"]
         for i, name in enumerate(self.feed_names):
             lines.append(f"    {self._local(name)} = F[{i}]  # feed")
         for i, name in enumerate(self.scope_inputs):
             lines.append(f"    {self._local(name)} = H[{i}]._array  # from the scope")
-        for index, call in body:
-            self.line_ops[len(lines) + 1] = index
-            op = self.ops[index]
-            note = " (folded)" if call.endswith(f"= folded{index}") else (
-                " (in place)" if index in self._inplace else "")
-            lines.append(f"    {call}  # #{index} {op.type}{note}")
+        for name, value in self._initial.items():
+            lines.append(f"    {self._local(name)} = {value}  # unset until an op writes it")
+        for index, op_lines in enumerate(body):
+            for text, op, slots in op_lines:
+                self.line_ops[len(lines) + 1] = (op, slots)
+                lines.append(text)
             if index in dels:
                 lines.append("    del " + ", ".join(dels[index]))
         if self.fed_kept:
             self.namespace["_own"] = _own
         for i, name in enumerate(self.write_back):
             value = self._local(name)
-            value = f"_own({value})" if name in self.fed_kept else value
-            lines.append(f"    W[{i}]._array = {value}  # to the scope")
+            if name in self.fed_kept:
+                lines.append(f"    W[{i}]._array = _own({value})  # to the scope")
+            elif name in self._set or name in self.scope_inputs:
+                lines.append(f"    W[{i}]._array = {value}  # to the scope")
+            else:                              # written in a branch that may not have run
+                lines.append(f"    if {value} is not None: W[{i}]._array = {value}  # to the scope")
         fetched = ", ".join(self._local(n) for n in self.fetch_names)
         lines.append(f"    return ({fetched}{',' if self.fetch_names else ''})")
         source = "\n".join(lines) + "\n"
@@ -277,7 +371,7 @@ class Plan:
         for name in self.scope_inputs:
             var = scope.find_var(name)
             if var is None or var._tensor._array is None:
-                raise self._missing_value(name)
+                raise plan_errors.missing_value(self, name)
             inputs.append(var._tensor)
         # persistables live in the root scope (Paddle's executor creates them there) unless
         # a scope on the way already holds the name
@@ -292,7 +386,7 @@ class Plan:
         try:
             values = self.fn(inputs, outputs, feeds)
         except Exception as exc:
-            raise self._explain(exc) from exc
+            raise plan_errors.explain(self, exc) from exc
         if not may_alias:
             return values
         # the caller gets a copy of a fetched feed, scope value or folded constant
@@ -300,110 +394,7 @@ class Plan:
         return tuple(v.copy() if check and id(v) in known else v
                      for v, check in zip(values, self.fetch_may_alias))
 
-    # -- errors -----------------------------------------------------------------------------
-    def _readers(self, name: str):
-        for index, op in enumerate(self.ops):
-            if name in op.input_arg_names:
-                return index, op
-        return None, None
-
-    def _missing_value(self, name: str) -> Exception:
-        var = self.block._find_var_recursive(name)
-        index, op = self._readers(name)
-        if index is None:
-            return self._missing_fetch(name, var)
-        where = f"op #{index} '{op.type}' (built at {op.site})"
-        if var is not None and (var.is_data or var.need_check_feed):
-            hint = f"it is a data variable: pass it in feed={{'{name}': ...}}"
-        elif var is not None and var.persistable:
-            hint = "it is persistable: run the startup program first (exe.run(startup_program))"
-        else:
-            hint = "no earlier op computes it, it was not fed, and the scope has no value for it"
-        return ExecutionError(f"The Tensor in the {op.type} Op's Input Variable "
-                              f"{_slot_of(op, name)}({name}) is not initialized: read by {where}; "
-                              f"{hint}.{_fused_note(op)}")
-
-    def _explain(self, exc: Exception) -> Exception:
-        tb = exc.__traceback__
-        frame_locals, index = None, None
-        while tb is not None:
-            if tb.tb_frame.f_code is self.fn.__code__:
-                index = self.line_ops.get(tb.tb_lineno)
-                frame_locals = tb.tb_frame.f_locals
-            tb = tb.tb_next
-        if index is None:
-            return exc
-        op = self.ops[index]
-        shapes = []
-        for slot, names in op.inputs.items():
-            for name in names:
-                value = frame_locals.get(self._locals.get(name, ""))
-                desc = (f"{value.dtype}{list(value.shape)}" if hasattr(value, "shape")
-                        else "None" if value is None else type(value).__name__)
-                shapes.append(f"{slot}={name}: {desc}")
-        return ExecutionError(
-            f"{type(exc).__name__}: {exc}\n"
-            f"  while running op #{index} in block {self.block.idx}:\n"
-            f"  {str(op).strip()}\n"
-            f"  inputs: {', '.join(shapes) or '(none)'}\n"
-            f"  op built at: {op.site}{_fused_note(op)}")
-
-    def _missing_fetch(self, name: str, var) -> Exception:
-        if var is None:
-            known = sorted({v.name for b in self.origin.blocks for v in b.vars.values()})
-            close = difflib.get_close_matches(name, known, n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            return FetchError(f"Cannot fetch {name!r}: the program has no variable of that name "
-                              f"and the scope holds no value for it.{hint} Fetch a Variable of "
-                              "this program (or its name).")
-        why = ("it is persistable: run the startup program first" if var.persistable else
-               "no op of the program computes it and it was not fed")
-        return FetchError(f"Cannot find fetch variable in scope, fetch_var_name is {name}: "
-                          f"{why}.")
-
-
-def _output_check(index: int, op, checked: list):
-    """A function checking op ``index``'s output values against the shapes (``-1``: any
-    size) and dtypes their variables declare; raises ShapeError naming what differs."""
-    expected = [(name, var._shape, None if var._dtype is None else to_numpy_dtype(var._dtype))
-                for name, var in checked]
-
-    def check(*values):
-        for (name, shape, dtype), value in zip(expected, values):
-            if value is None:
-                continue
-            got_dtype = getattr(value, "dtype", None)
-            got_shape = getattr(value, "shape", None)
-            if got_dtype is None or got_shape is None:
-                raise ShapeError(f"op #{index} '{op.type}' wrote {name!r} as a "
-                                 f"{type(value).__name__}, not an array")
-            if (shape is not None and (len(shape) != len(got_shape) or any(
-                    d != -1 and d != g for d, g in zip(shape, got_shape)))) or (
-                    dtype is not None and got_dtype != dtype):
-                raise ShapeError(
-                    f"op #{index} '{op.type}' wrote {name!r} with shape {list(got_shape)} "
-                    f"dtype {got_dtype}, but the variable declares shape "
-                    f"{'?' if shape is None else list(shape)} dtype "
-                    f"{'?' if dtype is None else dtype} (-1: any size)")
-    return check
-
 
 def _own(value):
     """``value`` as an array that shares no buffer with another value."""
     return value.copy() if isinstance(value, np.ndarray) else value
-
-
-def _fused_note(op) -> str:
-    """For an op made by a fusion pass: the ops the user built, as they printed."""
-    origin = getattr(op, "fused_from", None)
-    if not origin:
-        return ""
-    return ("\n  (a graph pass fused these ops; BuildStrategy(enable_passes=False) runs them "
-            "unfused):\n    " + "\n    ".join(origin))
-
-
-def _slot_of(op, name: str) -> str:
-    for slot, names in op.inputs.items():
-        if name in names:
-            return slot
-    return "?"

@@ -8,6 +8,7 @@ from typing import Any, Iterable, Sequence
 
 from ..ops.registry import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, grad_name
 from . import unique_name
+from .grad_blocks import BLOCK_GRAD_MAKERS
 from .grad_pass import SEED_KEY, GradPass, strip_grad_suffix
 from .variable import Parameter, Variable
 from .verify import verify_if_checking
@@ -41,7 +42,8 @@ def append_backward(loss: Variable, parameter_list: Sequence | None = None,
     with _Transaction(block) as txn:
         if loss_op is not None:
             txn.set_role(loss_op, ROLE_FORWARD | ROLE_LOSS)
-        grads = GradPass(block, [loss.name], [seed], no_grad, None, callbacks).run()
+        grads = GradPass(block, [loss.name], [seed], no_grad, None, callbacks,
+                         block_grads=BLOCK_GRAD_MAKERS).run()
         pairs = [(p, block.vars[grads[p.name]]) for p in params if p.name in grads]
         if not pairs:
             names = ", ".join(p.name for p in params) or "(the block has none)"
@@ -90,7 +92,8 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
             given[target.name] = supplied.name
     with _Transaction(block):
         grads = GradPass(block, [t.name for t in targets], seeds, no_grad,
-                      {v.name for v in inputs}, None, given).run()
+                         {v.name for v in inputs}, None, given,
+                         block_grads=BLOCK_GRAD_MAKERS).run()
         verify_if_checking(block.program, "gradients")         # PYFLUID_CHECKS=1
     return [block.vars[grads[v.name]] if v.name in grads else None for v in inputs]
 
@@ -196,6 +199,7 @@ class _Transaction:
 
     def __enter__(self) -> "_Transaction":
         program = self.block.program
+        self.n_blocks = len(program.blocks)        # grad blocks the pass may add
         self.n_ops = len(self.block.ops)
         self.var_names = set(self.block.vars)
         self.grad_times = program._appending_grad_times
@@ -207,6 +211,12 @@ class _Transaction:
         if exc_type is None:
             return
         block = self.block
+        program = block.program
+        del program.blocks[self.n_blocks:]
+        for b in program.blocks:
+            if b.backward_block_idx >= self.n_blocks:
+                b.backward_block_idx = -1
+        program.current_block_idx = min(program.current_block_idx, self.n_blocks - 1)
         del block.ops[self.n_ops:]
         block.vars = {k: v for k, v in block.vars.items() if k in self.var_names}
         for op, role in self.roles:

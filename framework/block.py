@@ -24,6 +24,7 @@ class Block:
         self.idx = idx
         self.parent_idx = parent_idx
         self.forward_block_idx = forward_block_idx
+        self.backward_block_idx = -1     # this block's grad block, once built (not serialized)
         self.vars: dict[str, Variable] = {}
         self.ops: list[Operator] = []
 
@@ -40,12 +41,28 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        block: Block | None = self
-        while block is not None:
-            if name in block.vars:
-                return block.vars[name]
-            block = self.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
-        return None
+        """``name`` in this block or its ancestors; a grad block also sees its forward
+        block's (and that block's ancestors') variables, which its ops read."""
+        blocks, block, forwards, seen = self.program.blocks, self, [], {self.idx}
+        while True:
+            var = block.vars.get(name)
+            if var is not None:
+                return var
+            if block.forward_block_idx >= 0:
+                forwards.append(block.forward_block_idx)
+            parent = block.parent_idx
+            if 0 <= parent < block.idx and parent not in seen:   # parents are earlier blocks
+                block = blocks[parent]
+                seen.add(parent)
+                continue
+            while forwards:                          # then the forward blocks' chains
+                index = forwards.pop()
+                if 0 <= index < len(blocks) and index not in seen:
+                    block = blocks[index]
+                    seen.add(index)
+                    break
+            else:
+                return None
 
     def _var_recursive(self, name: str) -> Variable:
         var = self._find_var_recursive(name)

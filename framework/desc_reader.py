@@ -143,6 +143,7 @@ class _Decoder:
                            need_check_feed=need_check_feed, lod_level=lod_level)
             var._shape, var._dtype = shape, dtype
         var.has_is_parameter, var.has_stop_gradient = 5 in flags, 6 in flags
+        var.has_persistable = 3 in flags
         if attrs:
             var.desc_attrs = [(n, t, list(v) if type(v) is tuple else v) for n, t, v in attrs]
         return var

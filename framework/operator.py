@@ -91,11 +91,33 @@ class Operator:
         return [n for names in self.inputs.values() for n in names]
 
     @property
+    def read_arg_names(self) -> list[str]:
+        """Every name the op reads: its inputs, and the outputs whose current value it updates
+        (``OpDef.reads_outputs``: an array written by ``write_to_array``)."""
+        names = self.input_arg_names
+        if self.opdef is not None and self.opdef.reads_outputs:
+            names += [n for s in self.opdef.reads_outputs for n in self.outputs.get(s, [])]
+        return names
+
+    @property
     def output_arg_names(self) -> list[str]:
         return [n for names in self.outputs.values() for n in names]
 
     def attr(self, name: str) -> Any:
         return self.attrs.get(name)
+
+    def _block_attr_id(self, name: str) -> int:
+        """The index of the block a BLOCK attribute (``sub_block``) names."""
+        return self.attrs[name]
+
+    def _block_attr(self, name: str) -> "Block":
+        return self.block.program.blocks[self.attrs[name]]
+
+    def _blocks_attr_ids(self, name: str) -> list[int]:
+        return list(self.attrs[name])
+
+    def _blocks_attr(self, name: str) -> list["Block"]:
+        return [self.block.program.blocks[i] for i in self.attrs[name]]
 
     def has_attr(self, name: str) -> bool:
         return name in self.attrs
@@ -208,7 +230,7 @@ def normalize_slots(opdef: OpDef, given: dict | None, outputs: bool) -> dict[str
     for slot in declared:
         value = given.pop(slot.name, None)
         if value is None or (isinstance(value, (list, tuple)) and not value):
-            if not slot.dispensable:
+            if not slot.dispensable and not (slot.duplicable and value is not None):
                 needed = ", ".join(s.name for s in declared if not s.dispensable)
                 if outputs:
                     raise ProgramError(f'Incorrect setting for output(s) of operator "{opdef.type}", '
@@ -243,6 +265,10 @@ def normalize_attrs(opdef: OpDef, attrs: dict | None, role: int) -> dict[str, An
                                f"{valid} (and the common {', '.join(COMMON_ATTRS)})")
         if value is None:
             continue
+        if spec.type == AttrType.BLOCK and hasattr(value, "idx"):
+            value = value.idx                  # a Block: stored as its index, as Paddle does
+        elif spec.type == AttrType.BLOCKS:
+            value = [getattr(v, "idx", v) for v in value]
         try:
             result[name] = coerce_attr(value, spec.type)
         except TypeError as exc:

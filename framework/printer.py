@@ -3,20 +3,27 @@
 Grammar::
 
     program  ::= block (NL block)*
-    block    ::= "block " IDX [" (parent " IDX ")"] ":" NL var* NL op*
+    block    ::= "block " IDX [" (parent " IDX [", forward " IDX] ")"] ":" NL var* NL op*
     var      ::= "  var " NAME " : " TYPE flag* NL
     TYPE     ::= DTYPE "[" dims "]"            # a tensor; dims use -1 for unknown
                | DTYPE "[?]"  |  "?"            # shape or dtype not known yet
-               | KIND                           # FEED_MINIBATCH, FETCH_LIST, ...
+               | KIND "<" DTYPE "[" dims "]>"   # LOD_TENSOR_ARRAY<float32[2]>, SELECTED_ROWS<..>
+               | KIND                           # STEP_SCOPES, FEED_MINIBATCH, FETCH_LIST, ...
     flag     ::= "  persistable" | "  param" | "  stop_gradient" | "  data"
     op       ::= "  " [outs " = "] OPTYPE "(" [arg (", " arg)*] ")" [" {" attr (", " attr)* "}"]
-                 [role] NL
+                 [role] NL sub*
+    sub      ::= block, every line indented by 4 more spaces   # the block an op runs
     outs     ::= NAME                           # exactly one output slot holding one var
                | "(" arg (", " arg)* ")"
     arg      ::= SLOT "=" (NAME | "[" [NAME (", " NAME)*] "]") # a list for duplicable slots
     attr     ::= NAME "=" PYTHON_REPR           # only attrs that differ from the op's default;
                                                 # BLOCK attrs print as block[i]
     role     ::= "  # " ("backward" | "optimize" | "loss" | "lr_sched" | ...)
+
+A block named by an op's BLOCK/BLOCKS attribute (the ``sub_block`` of ``conditional_block``,
+``while`` and their grad ops) prints right under the first op naming it, indented; blocks no
+op names (and blocks reached only through a malformed reference) print at the top level, in
+index order. "forward" is a grad block's ``forward_block_idx``.
 
 Variables print in declaration order, slots in the op's slot order (sorted by name, as Paddle
 writes them), attributes sorted by name; the common attributes (op_role, op_namescope,
@@ -44,18 +51,61 @@ if TYPE_CHECKING:
 def program_to_text(program: "Program", full: bool = False) -> str:
     """The program in the grammar above; ``full`` also shows attributes at their default
     and the common ones (except op_callstack)."""
-    return "\n".join(block_to_text(b, full) for b in program.blocks)
+    printed: set[int] = set()
+    texts = []
+    for block in program.blocks:     # block 0 and its nested blocks first, then the rest
+        if block.idx not in printed and (block.idx == 0 or block.idx not in _nested(program)):
+            texts.append(_block_lines(block, full, printed, 0))
+    texts += [_block_lines(b, full, printed, 0) for b in program.blocks if b.idx not in printed]
+    return "\n".join("\n".join(lines) + "\n" for lines in texts)
 
 
 def block_to_text(block: "Block", full: bool = False) -> str:
+    """One block with its variables and ops (sub-blocks not expanded)."""
+    return "\n".join(_block_lines(block, full, None, 0)) + "\n"
+
+
+_MAX_NESTING = 32    # deeper sub-blocks print at the top level (no unbounded recursion)
+
+
+def _nested(program: "Program") -> set[int]:
+    """Indices of the blocks some op of another block names: they print under that op."""
+    return {i for b in program.blocks for op in b.ops for i in _sub_block_ids(op)
+            if 0 < i < len(program.blocks) and i != b.idx}
+
+
+def _sub_block_ids(op: "Operator") -> list[int]:
+    ids = []
+    for name, value in op.attrs.items():
+        kind = op.attr_type(name)
+        if kind == AttrType.BLOCK:
+            ids.append(value)
+        elif kind == AttrType.BLOCKS:
+            ids.extend(value)
+    return ids
+
+
+def _block_lines(block: "Block", full: bool, printed: set | None, depth: int) -> list[str]:
+    """The block's lines; with ``printed``, each block an op names is expanded under it once."""
+    if printed is not None:
+        printed.add(block.idx)
     head = f"block {block.idx}"
     if block.parent_idx >= 0:
-        head += f" (parent {block.parent_idx})"
+        forward = f", forward {block.forward_block_idx}" if block.forward_block_idx >= 0 else ""
+        head += f" (parent {block.parent_idx}{forward})"
     lines = [head + ":"]
     lines += [var_to_text(v) for v in block.vars.values()]
     lines.append("")
-    lines += [op_to_text(op, full) for op in block.ops]
-    return "\n".join(lines) + "\n"
+    blocks = block.program.blocks
+    for op in block.ops:
+        lines.append(op_to_text(op, full))
+        if printed is None or depth >= _MAX_NESTING:
+            continue
+        for i in _sub_block_ids(op):
+            if 0 < i < len(blocks) and i not in printed:
+                lines += ["    " + line if line else line
+                          for line in _block_lines(blocks[i], full, printed, depth + 1)]
+    return lines
 
 
 def var_to_text(var: "Variable") -> str:

@@ -15,7 +15,7 @@ from .desc import BlockDesc
 from .desc_reader import read_program
 from .operator import Operator
 from .printer import program_to_text
-from .prune import _names_used, prune_with_input
+from .prune import _names_used, keep_blocks, prune_with_input, reachable_blocks
 from .serialize import (PADDLE_VERSION, CorruptProgramError, program_to_bytes,
                         program_to_text_proto)
 from .variable import Parameter, Variable
@@ -182,6 +182,7 @@ class Program:
         for block in self.blocks:
             new = copy._append_block(block.idx, block.parent_idx, block.forward_block_idx)
             new._has_forward_idx = block._has_forward_idx
+            new.backward_block_idx = block.backward_block_idx
             for var in block.vars.values():
                 new.vars[var.name] = _copy_var(var, new)
             for op in block.ops:
@@ -198,6 +199,9 @@ class Program:
             return
         for block in self.blocks:
             block.ops = [op for op in block.ops if not op.role & dropped]
+        reachable = reachable_blocks(self)   # grad blocks go with their grad ops
+        keep_blocks(self, [b.idx for b in self.blocks
+                           if b.idx in reachable or b.forward_block_idx < 0])
         for block in self.blocks:    # a var read only inside a sub-block (control flow) stays
             used = {n for op in block.ops for n in _names_used(self, op)}
             block.vars = {k: v for k, v in block.vars.items() if k in used}
@@ -304,6 +308,7 @@ def _copy_var(var: Variable, block: Block) -> Variable:
     new._shape, new._dtype = var._shape, var._dtype
     new.desc_attrs = list(var.desc_attrs)
     new.has_stop_gradient, new.has_is_parameter = var.has_stop_gradient, var.has_is_parameter
+    new.has_persistable = var.has_persistable
     return new
 
 

@@ -1,5 +1,7 @@
 """Pruning a program to what some targets need (Paddle's ``Program._prune_with_input`` and
-``core.prune``), used to export inference programs."""
+``core.prune``), used to export inference programs. Control flow goes with its blocks: the
+blocks no kept op runs are dropped and the others renumbered densely, in their order, with
+the ``sub_block`` attributes and the parent and forward block indices following."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
@@ -36,6 +38,7 @@ def prune_with_input(program: "Program", feeded_var_names: Any, targets: Any) ->
     gblock.vars = {name: gblock.vars[name] for name in sorted(gblock.vars) if name in used}
     for op in gblock.ops:
         op.is_target = False
+    keep_blocks(copy, reachable_blocks(copy))
     copy._link_producers()
     copy._bump()
     return copy
@@ -94,6 +97,7 @@ def _ops_to_keep(program: "Program", ops: list, feeds: set, targets: set[int]) -
 
 
 def _sub_blocks(program: "Program", op: Operator) -> list["Block"]:
+    """The blocks ``op`` runs (valid indices other than its own block's)."""
     indices: list[int] = []
     for name, value in op.attrs.items():
         kind = op.attr_type(name)
@@ -101,15 +105,19 @@ def _sub_blocks(program: "Program", op: Operator) -> list["Block"]:
             indices.append(value)
         elif kind == AttrType.BLOCKS:
             indices.extend(value)
-    return [program.blocks[i] for i in indices if 0 <= i < len(program.blocks)]
+    return [program.blocks[i] for i in indices
+            if isinstance(i, int) and 0 <= i < len(program.blocks) and i != op.block.idx]
 
 
-def _names_read(program: "Program", op: Operator) -> Iterable[str]:
-    """The op's inputs plus whatever its sub-blocks (control flow) read from outside."""
-    yield from op.input_arg_names
+def _names_read(program: "Program", op: Operator, seen: frozenset = frozenset()) -> Iterable[str]:
+    """The op's inputs plus whatever its sub-blocks (control flow) read from outside (each
+    block once on a path: a malformed program naming a block twice cannot loop)."""
+    yield from op.read_arg_names
     for sub in _sub_blocks(program, op):
+        if sub.idx in seen or sub.idx == op.block.idx:
+            continue
         for inner in sub.ops:
-            for name in _names_read(program, inner):
+            for name in _names_read(program, inner, seen | {op.block.idx, sub.idx}):
                 if name not in sub.vars:
                     yield name
 
@@ -117,3 +125,41 @@ def _names_read(program: "Program", op: Operator) -> Iterable[str]:
 def _names_used(program: "Program", op: Operator) -> Iterable[str]:
     yield from _names_read(program, op)
     yield from op.output_arg_names
+
+
+def reachable_blocks(program: "Program") -> set[int]:
+    """Block 0 and the blocks its ops run, transitively (through BLOCK/BLOCKS attributes)."""
+    found, todo = set(), [0]
+    while todo:
+        index = todo.pop()
+        if index in found:
+            continue
+        found.add(index)
+        for op in program.blocks[index].ops:
+            todo += [b.idx for b in _sub_blocks(program, op)]
+    return found
+
+
+def keep_blocks(program: "Program", keep: Iterable[int]) -> None:
+    """Keep block 0 and the blocks ``keep``, in their order, renumbered densely: parent,
+    forward and backward indices and the ops' BLOCK/BLOCKS attributes follow (a reference to
+    a dropped block becomes -1)."""
+    kept = sorted(set(keep) | {0})
+    if len(kept) == len(program.blocks):
+        return
+    new = {old: i for i, old in enumerate(kept)}
+    program.blocks = [program.blocks[i] for i in kept]
+    for block in program.blocks:
+        block.idx = new[block.idx]
+        block.parent_idx = new.get(block.parent_idx, -1)
+        block.forward_block_idx = new.get(block.forward_block_idx, -1)
+        block.backward_block_idx = new.get(block.backward_block_idx, -1)
+        for op in block.ops:
+            for name, value in list(op.attrs.items()):
+                kind = op.attr_type(name)
+                if kind == AttrType.BLOCK:
+                    op._set_attr(name, new.get(value, -1))
+                elif kind == AttrType.BLOCKS:
+                    op._set_attr(name, [new.get(v, -1) for v in value])
+    program.current_block_idx = 0
+    program._bump()

@@ -87,8 +87,9 @@ def _var_bytes(var) -> bytes:
     n = len(name)
     parts = [b"\x0a" + (ONE_BYTE_VARINTS[n] if n < 128 else wire.varint(n)) + name,          # field 1
              _vartype_field(var.type, shape and tuple(shape), var.dtype if has_desc else None,
-                            var._lod_level),                                          # field 2
-             b"\x18\x01" if var.persistable else b"\x18\x00"]                       # field 3
+                            var._lod_level)]                                          # field 2
+    if var.persistable or var.has_persistable:
+        parts.append(b"\x18\x01" if var.persistable else b"\x18\x00")                # field 3
     if var.need_check_feed:
         parts.append(b"\x20\x01")                                                   # field 4
     if var.is_parameter or var.has_is_parameter:

@@ -27,7 +27,7 @@ class Variable(OperatorMethods):
                  need_check_feed: bool = False, belong_to_optimizer: bool = False):
         self.block = block
         self._name = name
-        if dtype is not None and not isinstance(dtype, str) and int(dtype) == VarType.STRINGS:
+        if isinstance(dtype, int) and dtype == VarType.STRINGS:
             type, dtype, lod_level = VarType.STRINGS, None, None     # a STRINGS "dtype" is a kind
         self.type = VarType(type)
         self._shape = None if shape is None else _check_shape(shape)
@@ -42,6 +42,7 @@ class Variable(OperatorMethods):
         self.desc_attrs: list = []          # VarDesc.attrs as parsed (kept for round-trips)
         self.has_stop_gradient = False      # whether a parsed VarDesc carried these fields
         self.has_is_parameter = False
+        self.has_persistable = True         # (pyfluid always writes persistable)
 
     # -- properties -------------------------------------------------------------------------
     @property

@@ -2,6 +2,13 @@
 slots, attribute types against the op declarations, sub-block references, block structure).
 Raises ProgramError listing every problem found.
 
+Blocks: block 0 has parent -1 and every other block an earlier parent. A BLOCK/BLOCKS
+attribute (the ``sub_block`` of control flow) must name another block of the program, never
+block 0, the op's own block or one of its ancestors, and no block may be run by two ops: so
+running a program can neither recurse forever nor repeat a block's code. An op sees the
+variables of its block and of its ancestors; a grad block (``forward_block_idx``) also sees its
+forward block's, whose values the grad ops read.
+
 Debug checks (``PYFLUID_CHECKS=1``, or ``BuildStrategy.debug_checks`` for one compiled
 program): ``verify`` runs after ``append_backward``/``gradients`` and after every graph pass,
 and the Executor's plan checks every op's outputs against the shapes and dtypes their
@@ -13,11 +20,16 @@ import os
 from typing import TYPE_CHECKING
 
 from ..ops.registry import EMPTY_VAR
-from ..ops.types import AttrType, coerce_attr
+from ..ops.types import AttrType, VarType, coerce_attr
 from .errors import ProgramError
 
 if TYPE_CHECKING:
     from .program import Program
+
+
+# inputs an op reads only if they were set: the incoming gradients of the control-flow grad
+# ops (an output that does not reach the loss has none; the op uses zeros)
+_MAY_BE_UNSET = {("while_grad", "Out@GRAD"), ("conditional_block_grad", "Out@GRAD")}
 
 
 def checks_enabled() -> bool:
@@ -41,17 +53,22 @@ def verify(program: "Program", after: str = "") -> None:
                                           else 0 <= block.parent_idx < i)]
     if problems:   # names cannot be resolved through a broken block tree
         raise ProgramError(title + "\n  ".join(problems))
+    runner: dict[int, str] = {}        # block index -> the op that runs it
     for block in program.blocks:
         defined = _initially_defined(program, block)
+        visible = _visible_blocks(program, block)
         for index, op in enumerate(block.ops):
             where = f"block {block.idx} op #{index} ({op.type}, built at {op.site})"
             problems += _check_op(op, where)
             for name in op.input_arg_names + op.output_arg_names:
-                if name != EMPTY_VAR and block._find_var_recursive(name) is None:
+                if name != EMPTY_VAR and not any(name in b.vars for b in visible):
                     problems.append(f"{where}: variable {name!r} is not declared in block "
-                                    f"{block.idx} or its parents")
-            problems += _check_block_refs(program, block, op, where)
+                                    f"{block.idx} or the blocks it sees "
+                                    f"{sorted(b.idx for b in visible)}")
+            problems += _check_block_refs(program, block, op, where, runner)
             for slot, names in op.inputs.items():
+                if (op.type, slot) in _MAY_BE_UNSET:
+                    continue
                 for name in names:
                     if name not in defined and name != EMPTY_VAR:
                         problems.append(f"{where}: input {slot}={name!r} is used before any op "
@@ -69,9 +86,10 @@ def _ancestors(program: "Program", block) -> list[int]:
     return found
 
 
-def _check_block_refs(program: "Program", block, op, where: str) -> list[str]:
+def _check_block_refs(program: "Program", block, op, where: str, runner: dict) -> list[str]:
     """BLOCK/BLOCKS attributes must name existing blocks below ``block``: not block 0, not
-    the op's own block, not one of its ancestors (the op would run itself)."""
+    the op's own block, not one of its ancestors (the op would run itself), not a block
+    another op runs (``runner``: block index -> that op)."""
     problems = []
     for name, value in op.attrs.items():
         kind = op.attr_type(name)
@@ -96,21 +114,39 @@ def _check_block_refs(program: "Program", block, op, where: str) -> list[str]:
                 problems.append(f"{where}: attribute {name}={value} names block {i}, an "
                                 f"ancestor of block {block.idx} (an op cannot run a block that "
                                 "contains it)")
+            elif i in runner:
+                problems.append(f"{where}: attribute {name}={value} names block {i}, which "
+                                f"{runner[i]} already runs (each block is run by one op)")
+            else:
+                runner[i] = where
     return problems
 
 
+def _visible_blocks(program: "Program", block) -> list:
+    """The blocks whose variables ``block``'s ops may name: its ancestors and, for a grad
+    block, its forward block and that block's ancestors."""
+    seen, todo = [], [block.idx]
+    while todo:
+        index = todo.pop()
+        if index in seen or not 0 <= index < len(program.blocks):
+            continue
+        seen.append(index)
+        b = program.blocks[index]
+        todo += [b.parent_idx, b.forward_block_idx]
+    return [program.blocks[i] for i in seen]
+
+
 def _initially_defined(program: "Program", block) -> set[str]:
-    """Names available before the block's first op: data, persistables, fed or scope vars, and
-    everything visible from parent blocks."""
+    """Names available before the block's first op: data, persistables, arrays (they start
+    empty), fed or scope vars, and everything the blocks it sees hold or compute."""
     names = set()
-    b = block
-    while b is not None:
+    for b in _visible_blocks(program, block):
         for var in b.vars.values():
-            if var.persistable or var.is_data or var.need_check_feed or b is not block:
+            if (var.persistable or var.is_data or var.need_check_feed or b is not block
+                    or var.type == VarType.LOD_TENSOR_ARRAY):
                 names.add(var.name)
         if b is not block:
             names.update(n for op in b.ops for n in op.output_arg_names)
-        b = program.blocks[b.parent_idx] if b.parent_idx >= 0 else None
     # a variable that no op in the program writes must come from the feed or the scope
     written = {n for bl in program.blocks for op in bl.ops for n in op.output_arg_names}
     names.update(v for v in block.vars if v not in written)
@@ -132,7 +168,8 @@ def _check_op(op, where: str) -> list[str]:
                 problems.append(f"{where}: {kind} slot '{slot}' holds {len(names)} vars but is "
                                 "not duplicable")
         for slot in declared:
-            if not slot.dispensable and not given.get(slot.name):
+            if not slot.dispensable and not given.get(slot.name) and not (
+                    slot.duplicable and slot.name in given):     # an empty list is given
                 problems.append(f"{where}: required {kind} slot '{slot.name}' is missing")
     for name, value in op.attrs.items():
         spec = opdef.attr_spec(name)

@@ -2,9 +2,9 @@
 family module registers its ops when imported; double_grad and fused come last because they
 refer to ops declared before them."""
 from . import (  # noqa: F401
-    activation, collective, conv, creation, dropout, elementwise, embedding, feed_fetch, index,
-    index_assign, linalg, logic, loss, manipulation, math, metric, norm, optimizer, pool,
-    py_func, random, reduce, search, slicing)
+    activation, collective, control_flow, conv, creation, dropout, elementwise, embedding,
+    feed_fetch, index, index_assign, linalg, logic, loss, manipulation, math, metric, norm,
+    optimizer, pool, py_func, random, reduce, search, slicing, tensor_array)
 from . import attribute, einsum, rnn  # noqa: F401
 from . import (activation_piecewise, activation_smooth, conv_transpose, group_norm,  # noqa: F401
                interpolate, pad)

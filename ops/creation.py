@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import register_op, same_as
+from .registry import grad_name, register_op, same_as
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
 
@@ -84,12 +84,17 @@ assign = register_op("assign", inputs=["X?"], outputs=["Out"], infer_shape=same_
 
 @assign.def_kernel
 def assign_kernel(x):
-    return x.copy()
+    return list(x) if isinstance(x, list) else x.copy()     # an array copies its list
 
 
-@assign.def_grad
-def assign_grad(dout):
-    return dout
+@assign.def_grad_maker
+def assign_grad(op, no_grad_names: set) -> list[dict]:
+    """Paddle's grad of assign is an assign of the output's gradient."""
+    x = op.input("X")
+    if not x or grad_name(x[0]) in no_grad_names:
+        return []
+    return [{"type": "assign", "inputs": {"X": [grad_name(op.output("Out")[0])]},
+             "outputs": {"Out": [grad_name(x[0])]}, "attrs": {}}]
 
 
 # -- share_data (Variable.detach): the same value under another name, off the gradient path --
@@ -163,3 +168,4 @@ def tril_triu_kernel(x, *, diagonal, lower):
 @tril_triu.def_grad
 def tril_triu_grad(dout, *, diagonal, lower):
     return np.where(_triangle(dout.shape, diagonal, lower), dout, dout.dtype.type(0))
+

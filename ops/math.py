@@ -6,6 +6,7 @@ import numpy as np
 
 from .common import normalize_axis
 from .registry import register_op, same_as
+from .tensor_array import sum_arrays
 from .types import Meta
 
 # -- scale --------------------------------------------------------------------------------------
@@ -15,12 +16,46 @@ scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
                     infer_shape=lambda x, scale_tensor=None, **_: x)
 
 
+def _operand(value, dtype):
+    """``value`` in ``dtype`` as an operand of an array of that dtype: a Python scalar, which
+    NumPy casts to the array's dtype (NEP 50) and handles faster than a NumPy scalar, unless
+    the value does not fit that kind (a fraction for an int array)."""
+    if dtype.kind == "f":
+        return float(value)
+    if dtype.kind in "iu" and float(value).is_integer():
+        return int(value)
+    return dtype.type(value)
+
+
 @scale.def_kernel
 def scale_kernel(x, scale_tensor=None, *, scale, bias, bias_after_scale):
-    s = x.dtype.type(scale_tensor.reshape(()) if scale_tensor is not None else scale)
+    s = _operand(scale_tensor.reshape(()) if scale_tensor is not None else scale, x.dtype)
+    b = _operand(bias, x.dtype)
     if bias_after_scale:
-        return x * s + x.dtype.type(bias) if bias else x * s
-    return (x + x.dtype.type(bias)) * s
+        if s == 1 and bias:
+            return x + b                   # x * 1 is x, bit for bit
+        return x * s + b if bias else x * s
+    return (x + b) * s
+
+
+@scale.def_specialize
+def scale_fast(*, scale, bias, bias_after_scale):
+    """``x * scale + bias`` with its operands converted once per dtype."""
+    if not bias_after_scale:
+        return None
+    operands: dict = {}
+
+    def kernel(x, scale_tensor=None):
+        if scale_tensor is not None:
+            return scale_kernel(x, scale_tensor, scale=scale, bias=bias, bias_after_scale=True)
+        pair = operands.get(x.dtype)
+        if pair is None:
+            pair = operands[x.dtype] = (_operand(scale, x.dtype), _operand(bias, x.dtype))
+        s, b = pair
+        if s == 1 and b:
+            return x + b                       # x * 1 is x, bit for bit
+        return x * s + b if b else x * s
+    return kernel
 
 
 @scale.def_grad
@@ -210,6 +245,8 @@ sum_op = register_op("sum", inputs=["X*"], outputs=["Out"],
 
 @sum_op.def_kernel
 def sum_kernel(xs):
+    if type(xs[0]) is list:          # tensor arrays (the grad of an array read twice)
+        return sum_arrays(xs)
     if len(xs) == 1:
         return xs[0].copy()
     out = np.asarray(np.add(xs[0], xs[1]))  # 0-D inputs give a NumPy scalar

@@ -23,6 +23,10 @@ the default; ``{"shape": (AttrType.LONGS, [])}`` states it. ``extra_attrs`` decl
 Mask, batch_norm's ReserveSpace): they are dispensable, training programs keep them for the grad
 ops, and ``save_inference_model`` drops them from the saved program, as Paddle's
 ``_remove_training_info(clip_extra=True)`` does; kernels still return a value for them.
+``runtime_shaped=["OutIndex"]`` marks outputs whose shape and dtype only the run decides
+(Paddle's compile-time inference leaves them unset or provisional: tensor_array_to_tensor's
+OutIndex, the branch select_input picks): the debug checks do not compare them with their
+variables' declarations.
 
 Kernels take the inputs positionally in declared slot order plus the declared attributes they
 name as keywords, and return one value per output slot (a tuple when there are several).
@@ -66,7 +70,8 @@ class OpDef:
                  has_kernel: bool = True, extra_attrs: dict | None = None,
                  views_input: bool = False, foldable: bool = False,
                  extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
-                 may_alias: bool = False):
+                 may_alias: bool = False, reads_outputs: Sequence[str] = (),
+                 runtime_shaped: Sequence[str] = ()):
         self.type = type
         self.inputs = tuple(parse_slot(s) for s in inputs)
         self.outputs = mark_extra(type, tuple(parse_slot(s) for s in outputs), extra_outputs)
@@ -83,6 +88,10 @@ class OpDef:
         self.op_kernel: Callable | None = None      # (op) -> kernel bound to one op's slots
         self.inplace_kernel: Callable | None = None  # same signature, updates inputs in place
         self.foldable = foldable                    # without inputs, the same value every run
+        # output slots whose current values (None when unset) the kernel also takes, after the
+        # inputs: ops that update a container (write_to_array) or leave outputs as they were
+        self.reads_outputs = tuple(reads_outputs)
+        self.runtime_shaped = frozenset(runtime_shaped)   # output slots checks leave alone
         # -- what its outputs may share a buffer with (all aliasing facts, one object)
         self.aliasing = declared_aliasing(self.inputs, views_input, fresh_outputs, may_alias)
         # -- its gradient

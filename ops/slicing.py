@@ -80,8 +80,25 @@ def _index(x, st, et, stl, etl, axes, starts, ends):
 
 @slice_op.def_kernel
 def slice_kernel(x, st=None, et=None, stl=None, etl=None, *, axes, starts, ends, decrease_axis):
+    if isinstance(x, list):           # a tensor array (``list[-1]`` in dynamic-to-static code)
+        return _slice_array(x, runtime_ints(st, stl, starts), runtime_ints(et, etl, ends),
+                            axes, decrease_axis)
     out = x[_index(x, st, et, stl, etl, axes, starts, ends)]
     return out.reshape(_decreased(out.shape, decrease_axis)) if decrease_axis else out
+
+
+def _slice_array(array: list, starts, ends, axes, decrease_axis):
+    """Paddle's slice of a LOD_TENSOR_ARRAY (along its only axis, 0): the sub-array, or with
+    ``decrease_axis`` the one element it holds (a copy)."""
+    if list(axes) != [0]:
+        raise ValueError(f"slice: a tensor array is sliced along axis 0 only, got axes={axes}")
+    (_, start, end), = _slice_bounds((len(array),), axes, starts, ends)
+    if not decrease_axis:
+        return array[start:end]
+    if end - start != 1 or array[start] is None:
+        raise ValueError(f"slice: decrease_axis needs exactly one element of the tensor array, "
+                         f"the slice [{start}:{end}] of its {len(array)} has {end - start}")
+    return np.array(array[start], copy=True)
 
 
 @slice_op.def_grad

@@ -170,10 +170,13 @@ def _run(args: argparse.Namespace) -> int:
         if missing or unknown:
             raise CliError(f"the model takes inputs {feed_names}; missing {missing}, "
                            f"unknown {unknown}. Pass --input NAME=FILE.npy for each input.")
-        outputs = exe.run(program, feed=feeds, fetch_list=fetch_targets)
+        with np.errstate(all="ignore"):    # NaN/inf show in the outputs, said once below
+            outputs = exe.run(program, feed=feeds, fetch_list=fetch_targets)
     for i, (var, value) in enumerate(zip(fetch_targets, outputs)):
         print(f"y{i} = {var.name}: {value.dtype}{list(value.shape)}")
         print(np.array2string(value, threshold=20, edgeitems=3))
+        if value.dtype.kind in "fc" and not np.all(np.isfinite(value)):
+            print(f"note: y{i} holds NaN or infinite values")
     if args.output:
         np.savez(args.output, **{f"y{i}": v for i, v in enumerate(outputs)})
         print(f"saved {len(outputs)} output(s) to {args.output}")

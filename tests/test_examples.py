@@ -125,3 +125,16 @@ def test_fluid_tutorial_example_learns_generated_digits():
                              train_reader=reader(train_x, train_y),
                              test_reader=reader(test_x, test_y))
     assert len(accuracies) == 2 and accuracies[-1] > 0.8, accuracies   # chance is 0.1
+
+
+def test_recurrent_adding_example_learns_with_a_loop_and_a_branch(tmp_path):
+    """examples/recurrent_adding.py: a while_loop cell and a cond head, briefly trained."""
+    path = os.path.join(os.path.dirname(EXAMPLE), "recurrent_adding.py")
+    spec = importlib.util.spec_from_file_location("recurrent_adding_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    summary = module.main(["--steps", "300", "--out", str(tmp_path / "out")])
+    assert summary["test_mse"] < 0.5 * summary["mean_predictor_mse"], summary
+    assert summary["branches_taken"] == [False, True] and summary["reloaded_matches"]
+    assert summary["blocks_in_saved_model"] == 4       # the loop body and the two branches
+    assert (tmp_path / "out" / "model" / "recurrent_adding.pdiparams").stat().st_size > 0

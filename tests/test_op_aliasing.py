@@ -142,11 +142,17 @@ EXTRA = [   # ops the grad and forward tables do not cover
     Sample("scale", {"X": f32(2, 3)}, {"scale": 1.0, "bias": 0.0}),
     Sample("reshape2", {"X": f32(2, 3)}, {"shape": [2, 3]}),
     Sample("assign", {"X": f32(2, 3)}),
+    Sample("lod_array_length", {"X": test_op_grads.ArrayInput([f32(2), f32(2)])}),
+    Sample("logical_and", {"X": f32(2, 3) > 0, "Y": f32(2, 3) > 0}),
+    Sample("logical_or", {"X": f32(2, 3) > 0, "Y": f32(3) > 0}),
+    Sample("logical_xor", {"X": f32(2, 3) > 0, "Y": f32(2, 3) > 0}),
+    Sample("logical_not", {"X": f32(2, 3) > 0}),
     # attribute and creation ops of the sequence models (no gradient, so no grad case)
     Sample("shape", {"Input": f32(2, 3)}),
     Sample("size", {"Input": f32(2, 3)}),
     Sample("range", {"Start": np.array([1], "int64"), "End": np.array([7], "int64"),
                      "Step": np.array([2], "int64")}),
+
 ]
 
 
@@ -169,6 +175,10 @@ def _var(block, name: str, like) -> None:
     if isinstance(like, comm.Done):       # a pending reduction (c_allreduce_wait's input)
         block.create_var(name=name, type=VarType.RAW)
         return
+    if isinstance(like, (test_op_grads.ArrayInput, list)):       # a tensor array
+        elements = like.elements if isinstance(like, test_op_grads.ArrayInput) else like
+        block.create_var(name=name, type=VarType.LOD_TENSOR_ARRAY, dtype=elements[0].dtype)
+        return
     like = np.asarray(like)
     block.create_var(name=name, shape=like.shape, dtype=like.dtype.name)
 
@@ -184,7 +194,9 @@ def build(sample: Sample):
         inputs[slot] = []
         for i, array in enumerate(arrays):
             name = f"in_{slot}_{i}".replace("@", "_").lower()
-            env[name] = array if isinstance(array, comm.Done) else np.asarray(array)
+            env[name] = (array if isinstance(array, comm.Done) else
+                         list(array.elements) if isinstance(array, test_op_grads.ArrayInput)
+                         else np.asarray(array))
             _var(block, name, array)
             inputs[slot].append(name)
     first = next(iter(env.values()), np.zeros(1))
@@ -204,6 +216,12 @@ def build(sample: Sample):
     return op, env
 
 
+def _incoming(like) -> np.ndarray:
+    like = np.asarray(like)
+    return (_rng.standard_normal(like.shape).astype(like.dtype) if like.dtype.kind == "f"
+            else np.ones_like(like))
+
+
 def grad_ops(op, env: dict) -> list:
     """The grad ops of ``op`` (its forward values in ``env``), appended to its block, with
     random incoming gradients added to ``env``."""
@@ -213,9 +231,9 @@ def grad_ops(op, env: dict) -> list:
         for names in spec["inputs"].values():
             for name in names:
                 if name not in env and name.endswith(GRAD_SUFFIX):
-                    like = np.asarray(env[name[:-len(GRAD_SUFFIX)]])
-                    env[name] = _rng.standard_normal(like.shape).astype(like.dtype) \
-                        if like.dtype.kind == "f" else np.ones_like(like)
+                    forward = env[name[:-len(GRAD_SUFFIX)]]
+                    env[name] = ([_incoming(a) for a in forward] if isinstance(forward, list)
+                                 else _incoming(forward))
                     _var(block, name, env[name])
         for names in spec["outputs"].values():
             for name in names:

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-from op_test import check_grad
+from op_test import ArrayInput, check_grad
 from pyfluid.ops import get_op
 from pyfluid.static import py_func_name, register_py_func
 
@@ -56,6 +56,7 @@ class Case(NamedTuple):
     no_grad_set: tuple = ()
     outputs: Any = None
     output_counts: Any = None
+    array_outputs: Any = None
 
 
 _X = u(2, 3)
@@ -314,6 +315,16 @@ CASES = [
     Case("nll_loss", {"X": u(3, 3), "Label": np.array([1, 0, 2]), "Weight": pos(3)},
          {"reduction": "none"}, outputs=["Out"]),
     Case("kldiv_loss", {"X": u(3, 4), "Target": pos(3, 4)}, {"reduction": "batchmean"}),
+    # control flow and tensor arrays
+    Case("select_input", {"X": [u(2, 3)], "Mask": np.array([0], np.int32)}),
+    Case("select_output", {"X": u(2, 3), "Mask": np.array([0], np.int32)}),
+    Case("write_to_array", {"X": u(2, 3), "I": np.array([0])}, array_outputs={"Out": 1}),
+    Case("read_from_array", {"X": ArrayInput([u(2, 3), u(2, 3), u(2, 3)]),
+                             "I": np.array([1])}),
+    Case("tensor_array_to_tensor", {"X": ArrayInput([u(2, 3), u(2, 1)])}, {"axis": 1},
+         outputs=["Out"]),
+    Case("tensor_array_to_tensor", {"X": ArrayInput([u(2, 3), u(2, 3)])},
+         {"axis": 0, "use_stack": True}, outputs=["Out"]),
     Case("py_func", {"X": [u(2, 3)]},
          {"forward_callable_name": py_func_name(register_py_func(cube)),
           "backward_callable_name": py_func_name(register_py_func(cube_backward))}),
@@ -449,7 +460,7 @@ def _case_id(case: Case) -> str:
 def test_grad_matches_central_differences(case: Case):
     check_grad(case.op_type, case.inputs, case.attrs, wrt=case.wrt,
                no_grad_set=case.no_grad_set, outputs=case.outputs,
-               output_counts=case.output_counts)
+               output_counts=case.output_counts, array_outputs=case.array_outputs)
 
 
 def test_checker_rejects_a_wrong_grad_rule(monkeypatch):

@@ -1,18 +1,19 @@
 """Dead-op elimination: drop ops of the global block whose results this run never uses.
 
 A reverse sweep from the fetch targets: an op stays when it writes a variable still needed
-(read by a later kept op or fetched) or has side effects (``graph.has_side_effects``); a
-kept op's outputs stop being needed above it (it redefines them) and its inputs become
-needed. Temporaries are not kept between runs, so a dropped op changes nothing observable
-except that it cannot fail any more (ops reading a temporary nothing sets, which would
-report the missing input, stay). Random ops that draw from the shared generator stay
+(read by a later kept op or fetched) or has side effects (``graph.has_side_effects``: control
+flow always runs); a kept op's outputs stop being needed above it (it redefines them; a
+control-flow op may not, so theirs stay needed) and its inputs, its blocks' reads included,
+become needed. Temporaries are not kept between runs, so a dropped op changes nothing
+observable except that it cannot fail any more (ops reading a temporary nothing sets, which
+would report the missing input, stay). Random ops that draw from the shared generator stay
 (dropping one would change what every later random op draws); seeded ones may go.
 """
 from __future__ import annotations
 
 from ..program import Program
 from .graph import (PassContext, drop_unused_vars, has_side_effects, is_persistable, reads,
-                    writes)
+                    sub_blocks, writes)
 
 
 def _reads_unset_input(program: Program, ctx: PassContext) -> list[bool]:
@@ -36,7 +37,8 @@ def dead_op_elimination(program: Program, ctx: PassContext) -> bool:
     for op, checks in zip(reversed(block.ops), reversed(checks_input)):
         outputs = writes(op)
         if has_side_effects(program, op) or checks or any(n in needed for n in outputs):
-            needed.difference_update(outputs)
+            if not sub_blocks(program, op):   # control flow may leave its outputs as they were
+                needed.difference_update(outputs)
             needed.update(reads(program, op))
             kept.append(op)
         else:

@@ -34,7 +34,7 @@ def sub_blocks(program: Program, op: Operator) -> list:
 
 def reads(program: Program, op: Operator) -> list[str]:
     """Variables ``op`` reads, including what its sub-blocks read from outside."""
-    names = _names_read(program, op) if len(program.blocks) > 1 else op.input_arg_names
+    names = _names_read(program, op) if len(program.blocks) > 1 else op.read_arg_names
     return [n for n in names if n != EMPTY_VAR]
 
 
@@ -75,7 +75,7 @@ def usage(program: Program) -> tuple[Counter, Counter]:
     readers, writers = Counter(), Counter()
     for block in program.blocks:
         for op in block.ops:
-            readers.update(set(op.input_arg_names))
+            readers.update(set(op.read_arg_names))
             writers.update(set(op.output_arg_names))
     return readers, writers
 

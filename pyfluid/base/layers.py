@@ -5,11 +5,22 @@ from typing import Any, Sequence
 
 from ..framework.layer_helper import LayerHelper, check_type
 from ..framework.variable import Variable
+from ..static.block_guards import ConditionalBlock, While
+from ..static.control_flow import case, cond, switch_case, while_loop
 from ..static.nn import fc as _fc
 from ..static.py_func import append_py_func as py_func  # static, as in fluid 1.x
+from ..tensor.array import array_length, array_read, array_write, create_array
+from ..tensor.logic import (equal, greater_than, less_than, logical_and, logical_not,
+                            logical_or, logical_xor)
 from ..tensor.manipulation import reshape as _reshape
+from ..tensor.manipulation import tensor_array_to_tensor
+from ..tensor.math import increment
 
-__all__ = ["accuracy", "cross_entropy", "fc", "mean", "py_func", "reshape"]
+__all__ = ["ConditionalBlock", "While", "accuracy", "array_length", "array_read",
+           "array_write", "case", "cond", "create_array", "cross_entropy", "equal", "fc",
+           "greater_than", "increment", "less_than", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "mean", "py_func", "reshape", "switch_case", "tensor_array_to_tensor",
+           "while_loop"]
 
 
 def fc(input: Variable | Sequence[Variable], size: int, num_flatten_dims: int = 1,

@@ -17,9 +17,11 @@ OPS_WITHOUT_EXTRA_ATTRS = frozenset({
     "accuracy", "adam", "adamw", "arg_max", "assign", "assign_value", "cast", "cross_entropy",
     "cross_entropy2", "equal", "fc", "feed", "fetch", "fill_any_like",
     "flatten_contiguous_range", "fused_elemwise_activation", "greater_equal", "greater_than",
-    "hard_sigmoid", "less_equal", "less_than", "mean", "momentum", "not_equal", "py_func",
-    "softmax_with_cross_entropy", "split", "sum", "top_k", "top_k_v2",
-    "truncated_gaussian_random", "uniform_random", "unsqueeze2",
+    "hard_sigmoid", "increment", "less_equal", "less_than", "lod_array_length", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "mean", "momentum", "not_equal", "py_func",
+    "read_from_array", "select_input", "select_output", "softmax_with_cross_entropy", "split",
+    "sum", "tensor_array_to_tensor", "top_k", "top_k_v2", "truncated_gaussian_random",
+    "uniform_random", "unsqueeze2", "write_to_array",
 })
 # Attributes pyfluid declares as ordinary ones (its kernels read them) that Paddle 2.6 lists
 # as extra, so a saved program has none of them.

@@ -14,7 +14,7 @@ from onnx import helper
 
 from ..ops.types import VarType, to_numpy_dtype
 from .graph import onnx_dtype
-from .registry import converter
+from .registry import converter, unsupported
 
 
 def _sub_block(n):
@@ -209,3 +209,8 @@ def shape(g, n):
 def range_op(g, n):
     bounds = [g.reshape(n.input(slot), []) for slot in ("Start", "End", "Step")]
     g.op("Range", *bounds, outputs=[n.output("Out")])
+
+
+unsupported("select_output", "it routes a gradient to the branch that ran (the gradient of "
+            "select_input): it appears in training programs only; export the inference program "
+            "(save_inference_model or clone(for_test=True))")

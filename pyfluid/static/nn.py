@@ -92,3 +92,6 @@ def create_parameter(shape: Sequence[int], dtype: Any, name: str | None = None,
     return helper.create_parameter(attr, list(shape), dtype, is_bias, default_initializer)
 
 from .cnn_layers import batch_norm, conv2d, layer_norm  # noqa: E402,F401  (CNN layers)
+
+from . import control_flow  # noqa: E402  (paddle.static.nn.control_flow.While)
+from .control_flow import case, cond, switch_case, while_loop  # noqa: E402,F401

@@ -4,9 +4,11 @@ from .creation import (arange, assign, create_global_var, full, full_like, ones,
 from .index_ops import (broadcast_tensors, gather_nd, index_put, nonzero,
                         unique_consecutive)
 from .linalg import matmul, norm
-from .logic import (equal, greater_equal, greater_than, less_equal, less_than, not_equal)
+from .logic import (equal, greater_equal, greater_than, less_equal, less_than, logical_and,
+                    logical_not, logical_or, logical_xor, not_equal)
 from .manipulation import (broadcast_to, cast, concat, expand, flatten, gather, reshape, slice,
-                           split, squeeze, stack, tile, transpose, unsqueeze)
+                           split, squeeze, stack, tensor_array_to_tensor, tile, transpose,
+                           unsqueeze)
 from .math import (abs, add, add_n, all, any, clip, cumsum, divide, exp, floor, floor_divide,
                    increment, isfinite, log, logsumexp, max, maximum, min, minimum, mod,
                    multiply, pow, prod, reciprocal, relu, remainder, round, rsqrt, scale,
@@ -22,12 +24,16 @@ from .manipulation import take_along_axis
 from .math import ceil, cos, sin
 from .search import index_select
 from .stat import numel
+from . import array  # noqa: E402  (paddle.tensor.array; not in paddle's top level, as in Paddle)
+from .array import array_length, array_read, array_write, create_array  # noqa: E402,F401
+
 
 __all__ = [
     "abs", "add", "add_n", "all", "any", "arange", "argmax", "argmin", "argsort", "assign",
     "broadcast_to", "cast", "clip", "concat", "create_global_var", "cumsum", "divide", "equal",
     "exp", "expand", "flatten", "floor", "floor_divide", "full", "full_like", "gather",
     "greater_equal", "greater_than", "increment", "isfinite", "less_equal", "less_than", "log",
+    "logical_and", "logical_not", "logical_or", "logical_xor",
     "logsumexp", "matmul", "max", "maximum", "mean", "min", "minimum", "mod", "multiply", "norm",
     "not_equal", "ones", "ones_like", "pow", "prod", "rand", "randn", "reciprocal", "relu",
     "remainder", "reshape", "round", "rsqrt", "scale", "sigmoid", "sign", "slice", "split",

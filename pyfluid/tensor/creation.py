@@ -187,8 +187,14 @@ def assign(x: Any, output: Any = None):
         op_type, attrs = NumpyArrayInitializer(value)._op(output, None)
         helper.append_op(type=op_type, outputs={"Out": [output]}, attrs=attrs)
         return output
-    if isinstance(x, Tensor) and not isinstance(output, Variable) and output is not None:
-        output._array = apply_op("assign", {"X": x})._array
+    if output is x:
+        return output                   # Paddle appends nothing for assign(x, output=x)
+    if isinstance(x, Tensor) and isinstance(output, Tensor):
+        result = apply_op("assign", {"X": x})
+        # in place, as Paddle's assign_out_: ``output`` becomes the result (gradients included)
+        output._array, output._node = result._array, result._node
+        output._out_index, output.stop_gradient = result._out_index, result.stop_gradient
+        output._version += 1
         return output
     if output is None:
         return layer_op("assign", "assign", {"X": [x]})[0]

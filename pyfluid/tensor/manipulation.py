@@ -11,7 +11,7 @@ import numpy as np
 from .._dispatch import TENSOR_TYPES, apply_op, is_static, layer_op
 from ..framework import unique_name
 from ..framework.variable import Variable
-from ..framework.layer_helper import LayerHelper
+from ..framework.layer_helper import LayerHelper, check_type
 from ..ops.types import VarType, convert_dtype
 
 
@@ -225,3 +225,26 @@ def flatten(x, start_axis: int = 0, stop_axis: int = -1, name: str | None = None
     helper.append_op(type="flatten_contiguous_range", inputs={"X": x},
                      outputs={"Out": out, "XShape": x_shape}, attrs=attrs)
     return out
+
+
+def tensor_array_to_tensor(input, axis: int = 1, use_stack: bool = False,
+                           name: str | None = None) -> tuple:
+    """The elements of an array concatenated (or stacked, ``use_stack``) along ``axis``, and
+    each element's size along it (an int32 Tensor; int64 in dynamic mode)."""
+    if isinstance(input, list) and not any(isinstance(v, Variable) for v in input):
+        res = stack(input, axis=axis) if use_stack else concat(input, axis=axis)
+        sizes = np.array([int(x.shape[axis]) for x in input], dtype=np.int64)
+        from .creation import to_tensor
+        return res, to_tensor(sizes)
+    check_type(input, "input", (list, Variable), "tensor_array_to_tensor")
+    if isinstance(input, list):
+        for i, item in enumerate(input):
+            check_type(item, f"input[{i}]", Variable, "tensor_array_to_tensor")
+    helper = LayerHelper("tensor_array_to_tensor", name=name)
+    dtype = (input[0] if isinstance(input, list) else input).dtype
+    out = helper.create_variable_for_type_inference(dtype=dtype)
+    out_index = helper.create_variable_for_type_inference(dtype="int32")
+    helper.append_op(type="tensor_array_to_tensor", inputs={"X": input},
+                     outputs={"Out": [out], "OutIndex": [out_index]},
+                     attrs={"axis": axis, "use_stack": use_stack})
+    return out, out_index
