@@ -290,17 +290,8 @@ class Plan:
                     not top and self._is_persistable(name) and opdef.aliasing.kind != FRESH)):
                 self.namespace["_own"] = _own
                 call += f"; {ref} = _own({ref})"
-        if self.checks and opdef.op_kernel is None:   # debug: outputs against their vars
-            # (py_func's results are the function's, as in Paddle: declared shapes are hints)
-            unchecked = {n for slot in opdef.runtime_shaped for n in op.output(slot)}
-            checked = [(n, ref, self.find_var(n)) for n, ref in written if n not in unchecked]
-            checked = [(n, ref, var) for n, ref, var in checked
-                       if var is not None and var.type == VarType.LOD_TENSOR
-                       and var.has_tensor_desc]
-            if checked:
-                self.namespace[f"chk{key}"] = plan_errors.output_check(
-                    where, op, [(n, var) for n, _, var in checked])
-                call += f"; chk{key}({', '.join(ref for _, ref, _ in checked)})"
+        if self.checks:
+            call += plan_errors.checked_call(self, key, where, op, opdef, args, written)
         return f"{call}  # {where} {op.type}{' (in place)' if in_place else ''}", slots
 
     def _fold(self, key: str, where: str, op, opdef, kernel, kwargs, frame: Frame) -> str | None:
@@ -312,9 +303,9 @@ class Plan:
         self.namespace[name] = value = kernel(
             *[[] if s.duplicable else None for s in opdef.inputs], **kwargs)
         out = op.output_arg_names[0]
-        var = self.find_var(out)
-        if self.checks and var is not None and var.has_tensor_desc:   # checked once, now
-            plan_errors.output_check(where, op, [(out, var)])(value)
+        if self.checks:                                             # checked once, now
+            plan_errors.output_check(where, op, opdef, [out])(
+                tuple([] if s.duplicable else None for s in opdef.inputs), value)
         self.constant_ids.add(id(value))
         self.folded.add(out)
         return f"{frame.write(out)} = {name}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 
 from ..framework.errors import ExecutionError, FetchError, ShapeError
-from ..ops.types import to_numpy_dtype
+from ..ops.types import Meta, VarType, convert_dtype, to_numpy_dtype
 
 
 def missing_value(plan, name: str) -> Exception:
@@ -88,28 +88,97 @@ def _slot_of(op, name: str) -> str:
     return "?"
 
 
-def output_check(where: str, op, checked: list):
-    """A function checking the output values of op ``where`` (``#3``, ``b1#0``) against the shapes (``-1``: any
-    size) and dtypes their variables declare (debug checks); raises ShapeError naming what
-    differs."""
-    expected = [(name, var._shape, None if var._dtype is None else to_numpy_dtype(var._dtype))
-                for name, var in checked]
+def checked_call(plan, key: str, where: str, op, opdef, args: list, written: list) -> str:
+    """The code that checks op ``where``'s outputs after its call (debug checks), or "".
+    py_func's results are the function's, as in Paddle (declared shapes are hints), and
+    ``runtime_shaped`` outputs are decided by the run."""
+    if opdef.op_kernel is not None or opdef.infer_shape is None:
+        return ""
+    unchecked = {n for slot in opdef.runtime_shaped for n in op.output(slot)}
+    checked = [(n, ref) for n, ref in written if n not in unchecked
+               and getattr(plan.find_var(n), "type", None) == VarType.LOD_TENSOR]
+    if not checked:
+        return ""
+    plan.namespace[f"chk{key}"] = output_check(where, op, opdef, [n for n, _ in checked])
+    inputs = ", ".join(args[:len(opdef.inputs)]) + ("," if len(opdef.inputs) == 1 else "")
+    return f"; chk{key}(({inputs}), {', '.join(ref for _, ref in checked)})"
 
-    def check(*values):
-        for (name, shape, dtype), value in zip(expected, values):
-            if value is None:
+
+def output_check(where: str, op, opdef, out_names: list):
+    """A function checking op ``where``'s outputs against its shape rule (debug checks): the
+    rule runs on the shapes and dtypes of this run's inputs, so the check holds for programs
+    read from files too, whatever shapes the file declares. ``check(inputs, *outputs)`` takes
+    the input values per slot and the values of ``out_names``; ``-1`` in the rule's result
+    matches any size. Raises ShapeError naming the op, the variable and what differs."""
+    attrs = {k: op.attrs.get(k, spec.default) for k, spec in opdef.attrs.items()}
+    out_slots = [(slot, name) for slot in opdef.outputs for name in op.outputs.get(slot.name, ())
+                 if name in out_names]
+
+    def check(inputs, *values):
+        metas = [_meta_of(value, slot.duplicable) for slot, value in zip(opdef.inputs, inputs)]
+        if any(m is _UNKNOWN for m in metas):
+            return              # an input that is not an array (a tensor array, a request)
+        try:
+            result = opdef.infer_shape(*metas, **attrs)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            raise ShapeError(f"op {where} '{op.type}': its shape rule rejects this run's "
+                             f"inputs ({_describe(metas)}): {exc}") from None
+        rule = _rule_by_output(opdef, op, result)
+        for (slot, name), value in zip(out_slots, values):
+            expected = rule.get(name)
+            if value is None or expected is None:
                 continue
-            got_dtype = getattr(value, "dtype", None)
-            got_shape = getattr(value, "shape", None)
+            got_dtype, got_shape = getattr(value, "dtype", None), getattr(value, "shape", None)
             if got_dtype is None or got_shape is None:
                 raise ShapeError(f"op {where} '{op.type}' wrote {name!r} as a "
                                  f"{type(value).__name__}, not an array")
-            if (shape is not None and (len(shape) != len(got_shape) or any(
-                    d != -1 and d != g for d, g in zip(shape, got_shape)))) or (
+            shape = tuple(expected.shape)
+            dtype = to_numpy_dtype(expected.dtype) if expected.dtype is not None else None
+            if len(shape) != len(got_shape) or any(d != -1 and d != g
+                                                    for d, g in zip(shape, got_shape)) or (
                     dtype is not None and got_dtype != dtype):
                 raise ShapeError(
-                    f"op {where} '{op.type}' wrote {name!r} with shape {list(got_shape)} "
-                    f"dtype {got_dtype}, but the variable declares shape "
-                    f"{'?' if shape is None else list(shape)} dtype "
-                    f"{'?' if dtype is None else dtype} (-1: any size)")
+                    f"op {where} '{op.type}' wrote {name!r} (slot {slot.name}) with shape "
+                    f"{list(got_shape)} dtype {got_dtype}, but its shape rule gives shape "
+                    f"{list(shape)} dtype {dtype} for inputs {_describe(metas)} (-1: any "
+                    "size): the kernel or the shape rule is wrong")
     return check
+
+
+_UNKNOWN = object()
+
+
+def _meta_of(value, duplicable: bool):
+    if value is None:
+        return None
+    if duplicable:
+        metas = [_meta_of(v, False) for v in value]
+        return _UNKNOWN if any(m is _UNKNOWN or m is None for m in metas) else metas
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if shape is None or dtype is None or not isinstance(shape, tuple):
+        return _UNKNOWN
+    try:
+        return Meta(tuple(shape), convert_dtype(dtype))
+    except (TypeError, ValueError, KeyError):
+        return _UNKNOWN
+
+
+def _rule_by_output(opdef, op, result) -> dict:
+    """Output variable name -> the Meta the shape rule gave it."""
+    results = (result,) if isinstance(result, Meta) or len(opdef.outputs) == 1 else result
+    by_name = {}
+    for slot, res in zip(opdef.outputs, results):
+        names = op.outputs.get(slot.name, [])
+        res_list = res if slot.duplicable and isinstance(res, list) else [res] * len(names)
+        by_name.update((n, m) for n, m in zip(names, res_list) if isinstance(m, Meta))
+    return by_name
+
+
+def _describe(metas: list) -> str:
+    def one(m):
+        if m is None:
+            return "-"
+        if isinstance(m, list):
+            return "[" + ", ".join(one(x) for x in m) + "]"
+        return f"{m.dtype.name_str}{list(m.shape)}"
+    return ", ".join(one(m) for m in metas)

@@ -9,7 +9,8 @@ pass over the forward sub-block (Paddle 2.6's ``_append_backward_ops_`` recursio
 * ``while`` -> ``while_grad``: its grad block runs once per recorded step, newest first, in
   that step's scope; ``Out@GRAD`` (= ``original_output_grad``) are the incoming gradients the
   grad block reads, ``X@GRAD`` the gradients it writes: summed over the steps for a read-only
-  input (a parameter), carried from step to step for a loop variable.
+  input (a parameter), carried from step to step for a loop variable (zero for one the body
+  assigns before reading it, where Paddle carries the incoming gradient on).
 
 Grad blocks are created in reverse op order, depth first, each with the block that holds its
 grad op as parent and ``forward_block_idx`` set; every gradient a grad block writes is a
@@ -85,6 +86,7 @@ def while_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
     if not targets:
         return []
     grad_block, incoming = _differentiate(outer, op, targets, loop=True)
+    _zero_overwritten(op, grad_block, incoming)
     written, read_first = set(), []
     for grad_op in grad_block.ops:           # the incoming gradients, in first-read order
         for name in grad_op.input_arg_names:
@@ -101,6 +103,26 @@ def while_grad(outer: GradPass, op, available: set[str]) -> list[dict]:
              "outputs": {"X@GRAD": [grad_name(x) if grad_name(x) in written else EMPTY_VAR
                                     for x in op.input("X")]},
              "attrs": attrs, NO_FILL: True}]
+
+
+def _zero_overwritten(op, grad_block, incoming: set[str]) -> None:
+    """A loop variable the body assigns before reading it: its value on entry to a step does
+    not reach the step's results, so the gradient carried to the step before is zero (Paddle
+    2.6 carries the incoming gradient on instead, counting it once per step)."""
+    body = op.block.program.blocks[op.attrs["sub_block"]]
+    read, written = set(), set()
+    for body_op in body.ops:
+        read.update(n for n in body_op.input_arg_names if n not in written)
+        written.update(body_op.output_arg_names)
+    for name in dict.fromkeys(op.input("X")):
+        grad = grad_name(name)
+        if name in op.output("Out") and name not in read and grad in incoming:
+            var = body._find_var_recursive(name)
+            if var is None or var.type == VarType.LOD_TENSOR_ARRAY:
+                continue
+            grad_block.append_op(type="fill_any_like", inputs={"X": [name]},
+                                 outputs={"Out": [grad]},
+                                 attrs={"value": 0.0, "dtype": int(var.dtype)})
 
 
 FLOAT_TYPES = frozenset({VarType.FP16, VarType.BF16, VarType.FP32, VarType.FP64})

@@ -84,6 +84,7 @@ class Program:
         self._version_field: int | None = None if _empty else PADDLE_VERSION
         self._op_versions: list | None = None
         self._is_start_up_program_ = False
+        self._converting: str | None = None   # what paddle.jit.to_static is building into it
         self.lr_scheduler = None
         self._id = next(_program_ids)
         self._version = 0          # bumped on every change; the Executor keys plans on it

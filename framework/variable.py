@@ -1,15 +1,18 @@
 """Variables of a static program: metadata only (name, kind, shape, dtype, flags)."""
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..ops.call_site import is_pyfluid_module, user_site
 from ..ops.registry import grad_name
 from ..ops.types import Meta, VarType, convert_dtype, to_numpy_dtype
 from . import unique_name
 from .arithmetic import OperatorMethods, scale_rule
 from .desc import VarDesc
+from .errors import tensor_bool_error
 
 if TYPE_CHECKING:
     from .block import Block
@@ -133,6 +136,12 @@ class Variable(OperatorMethods):
         return repr(self)
 
     def __bool__(self) -> bool:
+        converting = self.block.program._converting
+        # to_static: the user's Python `if` on a value not known yet (pyfluid's own code keeps
+        # Paddle's rule, a Variable is true)
+        if converting is not None and not is_pyfluid_module(
+                sys._getframe(1).f_globals.get("__name__")):
+            raise tensor_bool_error(self, converting, user_site())
         return True
 
     def element_size(self) -> int:

@@ -9,8 +9,20 @@ from .registry import grad_name, register_op, same_as
 from .types import AttrType, Meta, VarType, to_numpy_dtype
 
 
-def created_meta(*_, shape, dtype, **__):
-    """Shape rule of the ops that create a tensor of their ``shape`` and ``dtype`` attributes."""
+def created_meta(*metas, shape, dtype, **__):
+    """Shape rule of the ops that create a tensor of their ``shape`` and ``dtype`` attributes.
+    Where such an op takes ``ShapeTensor?, ShapeTensorList*?`` (its last two input slots) and
+    one is given, the sizes come when it runs: the ``shape`` attribute still says what is
+    known (Paddle's API writes -1 for the sizes a tensor gives) when it has the right rank,
+    else every size is -1."""
+    shape_tensor, shape_list = (metas[-2], metas[-1]) if len(metas) >= 2 else (None, None)
+    rank = len(shape)
+    if shape_list:
+        rank = len(shape_list)
+    elif shape_tensor is not None and len(shape_tensor.shape) == 1 and shape_tensor.shape[0] >= 0:
+        rank = shape_tensor.shape[0]
+    if (shape_list or shape_tensor is not None) and rank != len(shape):
+        return Meta((-1,) * rank, VarType(dtype))
     return Meta(tuple(int(d) for d in shape), VarType(dtype))
 
 

@@ -29,8 +29,10 @@ def _grad_from_xshape(xshape, dout):
 
 
 # -- cast ---------------------------------------------------------------------------------------
-cast = register_op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": 5, "out_dtype": 5},
-                   extra_attrs={"use_mkldnn": False},
+# use_mkldnn is a plain attr of Paddle 2.6's cast (its grad maker copies it, so a program
+# without it cannot be differentiated there, as paddle.jit.load does)
+cast = register_op("cast", inputs=["X"], outputs=["Out"],
+                   attrs={"in_dtype": 5, "out_dtype": 5, "use_mkldnn": False},
                    infer_shape=lambda x, *, out_dtype, **_: Meta(x.shape, VarType(out_dtype)))
 
 

@@ -1,6 +1,7 @@
 """Gradients through control flow (float64, against central differences of the whole
 program): a 5-step while, nested conds, switch_case, the cases where Paddle 2.6.2 returns 0,
-parameters used only in a branch or a loop body, no_grad_set and stop_gradient inside blocks,
+parameters used only in a branch or a loop body, a loop variable the body overwrites (Paddle
+2.6.2 counts its gradient once per step), no_grad_set and stop_gradient inside blocks,
 ``gradients()``, zero-step loops, and training through a data-dependent branch."""
 from __future__ import annotations
 
@@ -63,6 +64,19 @@ def test_a_five_step_while_loop():
         return paddle.sum(h * h)
     check(build, [{"x": RNG.uniform(-1, 1, (1, 3)), "h0": RNG.uniform(-1, 1, (1, 3))}],
           ["x", "h0", "w", "b"], {"w": RNG.uniform(-0.5, 0.5, (3, 3))})
+
+
+def test_a_loop_variable_the_body_overwrites_passes_no_gradient_to_earlier_steps():
+    # Paddle 2.6.2 carries `last`'s incoming gradient on to every earlier step (here: 3x)
+    def build():
+        x, w = data("x", [1, 3]), param("w", [3])
+        i, n = paddle.zeros([1], "int64"), paddle.full([1], 3, "int64")
+        last = paddle.zeros([1, 3], "float64")
+        last.stop_gradient = False
+        _, h, last = nn.while_loop(lambda i, h, last: i < n,
+                                   lambda i, h, last: [i + 1, h + 1.0, h * w], [i, x, last])
+        return paddle.sum(h) + paddle.sum(last * last)
+    check(build, [{"x": RNG.uniform(-1, 1, (1, 3))}], ["x", "w"])
 
 
 def test_nested_conds_take_every_path():

@@ -9,6 +9,7 @@ from ..engine.tensor import Tensor
 from ..framework.variable import Variable
 from .attribute import variable_size
 from .indexing import getitem, setitem, variable_setitem
+from .variable_index import array_append, array_getitem, is_array
 
 
 def api_method(name: str):
@@ -34,7 +35,9 @@ _METHODS += ("bmm", "ceil", "cos", "index_select", "sin", "take_along_axis", "tr
 
 def patch_methods() -> None:
     """Give Variables and Tensors their Paddle methods (run once by ``import pyfluid``)."""
-    Variable.__getitem__ = Tensor.__getitem__ = getitem
+    Tensor.__getitem__ = getitem
+    Variable.__getitem__ = _variable_getitem
+    Variable.append = array_append         # a tensor array (dynamic-to-static's lists)
     Variable.__setitem__ = variable_setitem
     Tensor.__setitem__ = setitem
     Variable.size = variable_size          # eager Tensor.size is a property (an int)
@@ -42,3 +45,7 @@ def patch_methods() -> None:
         for name in _METHODS:
             if name not in vars(cls):
                 setattr(cls, name, api_method(name))
+
+
+def _variable_getitem(self, index):
+    return array_getitem(self, index) if is_array(self) else getitem(self, index)
