@@ -23,6 +23,7 @@ class _OpInfo:
     def __init__(self, op_type: str):
         self.opdef = opdef = get_op(op_type)
         self.inputs = opdef.inputs
+        self.slots = tuple((s.name, s.dispensable, s.duplicable) for s in opdef.inputs)
         self.single_output = len(opdef.outputs) == 1
         # A rule makes an op differentiable; grad ops get one from ops/double_grad.py.
         self.differentiable = opdef.grad_fn is not None or opdef.grad_maker is not None
@@ -113,21 +114,21 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
     tensors: list = []            # per input slot: Tensor, list of Tensors, or None
     args: list = []
     needs_grad = False
-    for slot in info.inputs:
-        value = inputs.get(slot.name)
+    for name, dispensable, duplicable in info.slots:
+        value = inputs.get(name)
         if value is None:
-            if not slot.dispensable:
-                raise ValueError(f"op '{op_type}': input '{slot.name}' is required but was not "
+            if not dispensable:
+                raise ValueError(f"op '{op_type}': input '{name}' is required but was not "
                                  f"given (received slots {sorted(inputs)})")
             tensors.append(None)
             args.append(None)
-        elif slot.duplicable:
+        elif duplicable:
             ts = [_as_tensor(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
             tensors.append(ts)
             args.append([t._array for t in ts])
             needs_grad = needs_grad or any(not t.stop_gradient for t in ts)
         else:
-            if not isinstance(value, Tensor):
+            if value.__class__ is not Tensor and not isinstance(value, Tensor):
                 value = _as_tensor(value)
             tensors.append(value)
             args.append(value._array)

@@ -1,7 +1,10 @@
 """A LeNet-style CNN trained on MNIST with pyfluid's static graph, written as Paddle code:
 conv2d -> batch_norm(relu) -> max_pool2d, twice, then two fc layers.
 
-    python examples/lenet_mnist.py [--epochs 1] [--train-samples 60000] [--batch-size 64]
+    python examples/lenet_mnist.py [--epochs 5] [--train-samples 60000] [--batch-size 64]
+
+Five epochs (4685 steps) reach 99% test accuracy in about 80 s on the 2-core development
+machine.
 
 MNIST comes from ``pyfluid.dataset.mnist`` (downloaded into its cache on first use).
 """
@@ -30,8 +33,9 @@ def build_lenet(image, label):
 def train_lenet(train_images: np.ndarray, train_labels: np.ndarray, test_images: np.ndarray,
                 test_labels: np.ndarray, epochs: int = 1, batch_size: int = 64,
                 learning_rate: float = 0.003, seed: int = 1, log_every: int = 0) -> dict:
-    """Train on float32 [N, 1, 28, 28] images and int64 labels; return the per-step losses
-    and the test accuracy of the inference clone (batch_norm on its running statistics)."""
+    """Train on float32 [N, 1, 28, 28] images and int64 labels (Adam, the learning rate
+    cosine-annealed to 0 over the run); return the per-step losses and the test accuracy of
+    the inference clone (batch_norm on its running statistics)."""
     paddle.seed(seed)
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):
@@ -39,7 +43,9 @@ def train_lenet(train_images: np.ndarray, train_labels: np.ndarray, test_images:
         label = paddle.static.data("label", [None, 1], "int64")
         logits, loss = build_lenet(image, label)
         test_program = main.clone(for_test=True)
-        paddle.optimizer.Adam(learning_rate=learning_rate).minimize(loss)
+        steps = epochs * (len(train_labels) // batch_size)
+        schedule = paddle.optimizer.lr.CosineAnnealingDecay(learning_rate, T_max=max(steps, 1))
+        paddle.optimizer.Adam(learning_rate=schedule).minimize(loss)
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)
     rng = np.random.default_rng(seed)
@@ -52,6 +58,7 @@ def train_lenet(train_images: np.ndarray, train_labels: np.ndarray, test_images:
                                            "label": train_labels[batch].reshape(-1, 1)},
                                fetch_list=[loss])
             losses.append(float(value))
+            schedule.step()
             if log_every and len(losses) % log_every == 0:
                 print(f"epoch {epoch} step {len(losses)}: loss {np.mean(losses[-log_every:]):.4f}")
     predictions = []
@@ -74,7 +81,7 @@ def mnist_arrays(split: str, limit: int | None = None, download: bool = True):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--train-samples", type=int, default=60000)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--learning-rate", type=float, default=0.003)

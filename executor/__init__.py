@@ -3,6 +3,9 @@ from .executor import Executor
 from .place import CPUPlace
 from .scope import Scope, ScopeVariable, global_scope, scope_guard
 from .tensor import LoDTensor
+from .memory import keep_freed_memory
+
+keep_freed_memory()
 
 __all__ = ["CPUPlace", "Executor", "LoDTensor", "Scope", "ScopeVariable", "global_scope",
            "scope_guard"]

@@ -15,8 +15,8 @@ from . import auto_prune
 from .collectives import lower_collectives
 from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_op_targets,
                    fetch_names, fetch_op_targets, normalize_feed)
+from .hoisting import build_plan, note_in_place_update
 from .place import CPUPlace
-from .plan import Plan
 from .scope import Scope, global_scope
 from .tensor import LoDTensor
 
@@ -81,6 +81,8 @@ class Executor:
             feeds.append(array)
         if program.lr_scheduler is not None:
             program.lr_scheduler._refresh(program, scope)
+        if plan.updates_in_place:
+            note_in_place_update(scope)
         results = plan.run(scope, feeds)
         return _results(results, plan.fetch_is_shared, return_numpy)
 
@@ -112,7 +114,7 @@ class Executor:
         return targets
 
     def _plan(self, program: Program, feed_names: tuple, fetch: tuple,
-              strategy: BuildStrategy | None = None) -> Plan:
+              strategy: BuildStrategy | None = None):
         key = (program._id, program._version, feed_names, fetch,
                strategy._key() if strategy is not None else None)
         plan = self._plans.get(key)
@@ -123,7 +125,7 @@ class Executor:
                                                              strategy)
 
     def _build_plan(self, key: tuple, program: Program, feed_names: tuple, fetch: tuple,
-                    strategy: BuildStrategy | None) -> Plan:
+                    strategy: BuildStrategy | None):
         if not program.global_block().ops and program is default_main_program():
             warnings.warn("Now you are using default_main_program, but there are no operators "
                           "in the program to be executed. Please ensure you create model "
@@ -132,9 +134,9 @@ class Executor:
         lowered = lower_collectives(program)      # overlapped gradient all-reduces
         optimized = apply_passes(lowered, strategy, feed_names, fetch)   # graph passes
         strategy = strategy or DEFAULT_STRATEGY
-        plan = self._plans[key] = Plan(optimized, feed_names, fetch, origin=program,
-                                       reuse_buffers=strategy.reusing_buffers(),
-                                       checks=strategy.checking())
+        plan = self._plans[key] = build_plan(
+            optimized, feed_names, fetch, program, reuse_buffers=strategy.reusing_buffers(),
+            checks=strategy.checking(), hoist=strategy.hoisting())
         _bound(self._plans)
         return plan
 

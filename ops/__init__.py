@@ -8,7 +8,7 @@ from . import (  # noqa: F401
 from . import attribute, einsum, rnn  # noqa: F401
 from . import (activation_piecewise, activation_smooth, conv_transpose, group_norm,  # noqa: F401
                interpolate, pad)
-from . import double_grad, fused  # noqa: F401
+from . import double_grad, fused, fused_conv  # noqa: F401
 from .registry import (EMPTY_VAR, GRAD_SUFFIX, OpDef, get_op, grad_name, has_op, register_op,
                        registered_ops)
 from .types import AttrType, Meta, VarType, convert_dtype

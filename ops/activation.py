@@ -34,15 +34,32 @@ relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
                    fresh_outputs=True)
 
 
+_CLIP_FROM = 8192   # from this size on, relu as clip + 0 beats np.maximum (see relu_in_place)
+
+
+def relu_in_place(x: np.ndarray) -> np.ndarray:
+    """``max(x, 0)`` written into ``x``. For large float arrays as ``clip(x, 0, inf) + 0``:
+    the same bits as ``np.maximum(x, 0)`` (the ``+ 0`` turns -0.0 into +0.0), but NumPy 2
+    runs ``maximum`` with a scalar without SIMD, 2.3 times slower than these two passes."""
+    if x.dtype.kind != "f" or x.size < _CLIP_FROM:
+        return np.maximum(x, x.dtype.type(0), out=x)
+    np.clip(x, x.dtype.type(0), x.dtype.type(np.inf), out=x)
+    return np.add(x, x.dtype.type(0), out=x)
+
+
 @relu.def_kernel
 def relu_kernel(x):
-    return np.maximum(x, x.dtype.type(0))
+    zero = x.dtype.type(0)
+    if type(x) is not np.ndarray or x.dtype.kind != "f" or x.size < _CLIP_FROM:
+        return np.maximum(x, zero)
+    out = np.clip(x, zero, x.dtype.type(np.inf))
+    return np.add(out, zero, out=out)
 
 
 @relu.def_inplace_kernel(Out="X")
 def relu_into_x(x):
     if type(x) is np.ndarray and x.ndim:
-        return np.maximum(x, x.dtype.type(0), out=x)
+        return relu_in_place(x)
     return relu_kernel(x)
 
 

@@ -1,17 +1,19 @@
-"""conv2d, depthwise_conv2d and conv3d: the filter matrix times im2col (a strided view, copied
-once into a (C*KH*KW, N*OH*OW) matrix), batched over groups; the gradient is the transposed
-matmuls and col2im. conv3d uses the same scheme over any number of spatial dims."""
+"""conv2d, depthwise_conv2d and conv3d. The 2-D kernels (pointwise products, im2col, direct
+depthwise, chosen per layer shape) live in ops/conv_kernels.py; conv3d is the filter matrix
+times im2col (a strided view, copied once into a (C*KD*KH*KW, N*OD*OH*OW) matrix), batched
+over groups, its gradient the transposed matmuls and col2im."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
 
+from .conv_kernels import conv_kernel, geometry, kernel_lookup
 from .registry import register_op
 from .types import AttrType, Meta
-from .windows import (check_layout, check_layout_nd, col2im, col2im_nd, conv_out_size, crop_hw,
-                      crop_spatial, from_channel_first, im2col, im2col_nd, pad_hw, pad_spatial,
-                      resolve_padding, to_channel_first, to_nchw)
+from .windows import (check_layout, check_layout_nd, col2im_nd, conv_out_size, crop_spatial,
+                      from_channel_first, im2col_nd, pad_spatial, resolve_padding,
+                      to_channel_first, to_nchw)
 
 CONV_ATTRS = {
     "strides": (AttrType.INTS, [1, 1]),
@@ -21,22 +23,6 @@ CONV_ATTRS = {
     "dilations": (AttrType.INTS, [1, 1]),
     "data_format": "NCHW",
 }
-
-
-class _Geometry(NamedTuple):
-    channel_last: bool
-    pads: list
-    dilations: list
-    out_hw: tuple
-
-
-def _geometry(op_type, in_hw, filter_hw, strides, paddings, padding_algorithm, dilations,
-              channel_last) -> _Geometry:
-    pads, dil = resolve_padding(op_type, in_hw, filter_hw, strides, paddings, padding_algorithm,
-                                dilations)
-    out_hw = tuple(conv_out_size(op_type, in_hw[i], filter_hw[i], dil[i], pads[2 * i],
-                                 pads[2 * i + 1], strides[i]) for i in range(2))
-    return _Geometry(channel_last, pads, dil, out_hw)
 
 
 def _conv_shape(op_type, n_spatial: int = 2):
@@ -77,58 +63,53 @@ def _conv_shape(op_type, n_spatial: int = 2):
     return infer
 
 
-def _columns(x, filter_hw, strides, geo, groups):
-    """(groups, C/groups*KH*KW, N*OH*OW) im2col matrices of NCHW ``x``."""
-    win = im2col(pad_hw(x, geo.pads), filter_hw, strides, geo.dilations, geo.out_hw)
-    return win.reshape(groups, -1, x.shape[0] * geo.out_hw[0] * geo.out_hw[1])
-
-
-def _setup(op_type, x, filt, strides, paddings, padding_algorithm, dilations, data_format):
+def _kernel_for(op_type, x, filt, strides, paddings, padding_algorithm, groups, dilations,
+                data_format):
+    """(channel_last, kernel object) for these shapes: ops/conv_kernels.py picks the kernel
+    once per layer shape (pointwise product, im2col, or direct depthwise)."""
     channel_last = check_layout(op_type, data_format)
-    x = to_nchw(x, channel_last)
-    geo = _geometry(op_type, x.shape[2:], filt.shape[2:], strides, paddings, padding_algorithm,
-                    dilations, channel_last)
-    return x, geo
-
-
-def _batched_matmul(a, b):
-    return (a[0] @ b[0])[None] if a.shape[0] == 1 else np.matmul(a, b)
+    shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if channel_last else x.shape
+    geo = geometry(op_type, tuple(shape), filt.shape, tuple(strides), tuple(paddings),
+                   padding_algorithm, tuple(dilations), groups)
+    return channel_last, conv_kernel(geo)
 
 
 def conv2d_forward(x, filt, *, strides, paddings, padding_algorithm, groups, dilations,
                    data_format, op_type="conv2d"):
-    """Convolution of an NCHW/NHWC ``x`` with an OIHW ``filt``: per group, the filter matrix
-    (OC/g, C/g*KH*KW) times the im2col matrix."""
-    x, geo = _setup(op_type, x, filt, strides, paddings, padding_algorithm, dilations,
-                    data_format)
-    n, oc = x.shape[0], filt.shape[0]
-    cols = _columns(x, filt.shape[2:], strides, geo, groups)
-    out = _batched_matmul(filt.reshape(groups, oc // groups, -1), cols)
-    out = out.reshape(oc, n, geo.out_hw[0], geo.out_hw[1])
-    return np.ascontiguousarray(out.transpose((1, 2, 3, 0) if geo.channel_last else (1, 0, 2, 3)))
+    """Convolution of an NCHW/NHWC ``x`` with an OIHW ``filt``."""
+    channel_last, kernel = _kernel_for(op_type, x, filt, strides, paddings, padding_algorithm,
+                                       groups, dilations, data_format)
+    out = kernel.forward(to_nchw(x, channel_last), filt)
+    return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if channel_last else out
 
 
 def conv2d_backward(x, filt, dout, *, strides, paddings, padding_algorithm, groups, dilations,
                     data_format, op_type="conv2d", wanted=(True, True)):
     """Gradients (d_input, d_filter) of :func:`conv2d_forward`; an unwanted one is None."""
-    x, geo = _setup(op_type, x, filt, strides, paddings, padding_algorithm, dilations,
-                    data_format)
-    n, c, h, w = x.shape
-    oc, kh, kw = filt.shape[0], filt.shape[2], filt.shape[3]
-    cols = _columns(x, (kh, kw), strides, geo, groups)
-    dmat = dout.transpose((3, 0, 1, 2) if geo.channel_last else (1, 0, 2, 3))
-    dmat = dmat.reshape(groups, oc // groups, -1)
-    wmat = filt.reshape(groups, oc // groups, -1)
-    dfilt = (_batched_matmul(dmat, cols.transpose(0, 2, 1)).reshape(filt.shape).astype(
-        filt.dtype, copy=False) if wanted[1] else None)
-    if not wanted[0]:
-        return None, dfilt
-    dcols = _batched_matmul(wmat.transpose(0, 2, 1), dmat)
-    dcols = dcols.reshape(c, kh, kw, n, geo.out_hw[0], geo.out_hw[1])
-    padded_hw = (h + geo.pads[0] + geo.pads[1], w + geo.pads[2] + geo.pads[3])
-    dx = crop_hw(col2im(dcols, padded_hw, strides, geo.dilations), geo.pads)   # C N H W
-    dx = dx.transpose((1, 2, 3, 0) if geo.channel_last else (1, 0, 2, 3))
-    return np.ascontiguousarray(dx), dfilt
+    channel_last, kernel = _kernel_for(op_type, x, filt, strides, paddings, padding_algorithm,
+                                       groups, dilations, data_format)
+    dx, dfilt = kernel.backward(to_nchw(x, channel_last), filt, to_nchw(dout, channel_last),
+                                wanted)
+    if dx is not None and channel_last:
+        dx = np.ascontiguousarray(dx.transpose(0, 2, 3, 1))
+    return dx, None if dfilt is None else dfilt.astype(filt.dtype, copy=False)
+
+
+def _specialized(op_type, strides, paddings, padding_algorithm, groups, dilations,
+                 data_format):
+    """The forward kernel for one op's attributes, its kernel object memoized per shape."""
+    channel_last = check_layout(op_type, data_format)
+    lookup = kernel_lookup(op_type, strides, paddings, padding_algorithm, groups, dilations,
+                           channel_last)
+
+    def run(x, filt):
+        if not channel_last:
+            return lookup(x, filt.shape).forward(x, filt)
+        out = lookup(x, filt.shape).forward(x.transpose(0, 3, 1, 2), filt)
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+
+    run.__name__ = f"{op_type}_kernel"
+    return run
 
 
 def _register(op_type: str):
@@ -148,6 +129,11 @@ def _register(op_type: str):
                                padding_algorithm=padding_algorithm, groups=groups,
                                dilations=dilations, data_format=data_format, op_type=op_type,
                                wanted=wanted)
+
+    @op.def_specialize
+    def specialize(*, strides, paddings, padding_algorithm, groups, dilations, data_format):
+        return _specialized(op_type, strides, paddings, padding_algorithm, groups, dilations,
+                            data_format)
 
     kernel.__name__, grad.__name__ = f"{op_type}_kernel", f"{op_type}_grad"
     return op
@@ -184,6 +170,10 @@ def _setup_nd(op_type, x, filt, strides, paddings, padding_algorithm, dilations,
     out = tuple(conv_out_size(op_type, x.shape[2 + i], filt.shape[2 + i], dil[i], pads[2 * i],
                               pads[2 * i + 1], strides[i]) for i in range(n_spatial))
     return x, _GeometryNd(channel_last, pads, dil, out)
+
+
+def _batched_matmul(a, b):
+    return (a[0] @ b[0])[None] if a.shape[0] == 1 else np.matmul(a, b)
 
 
 def _columns_nd(x, ksize, strides, geo, groups):

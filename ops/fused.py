@@ -3,7 +3,9 @@ inference ``fc`` (mul/matmul + bias add + optional relu) and ``fused_elemwise_ac
 
 Their kernels compute exactly what the chains compute, in the same order, but write the
 bias add and the activation into the product's fresh buffer instead of new arrays; the
-results are bit-identical. They have no gradient: the passes run after backward is built.
+results are bit-identical. The passes run after backward is built; ``fc`` also has a
+gradient (Paddle's has none) because eager ``F.linear`` runs it, as Paddle's dygraph runs
+its fused ``linear`` kernel: one op and one backward step per layer.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 
 import numpy as np
 
+from .activation import relu_in_place
 from .common import broadcast_pair, elementwise_shape, fits_into_x
 from .registry import register_op
 from .types import AttrType, Meta
@@ -24,7 +27,7 @@ fc = register_op(
                  "use_quantizer": False, "mkldnn_data_type": "float32", "Scale_in": 1.0,
                  "Scale_weights": (AttrType.FLOATS, [1.0]), "Scale_out": 1.0,
                  "force_fp32_output": False},
-    differentiable=False, fresh_outputs=True)
+    fresh_outputs=True)
 
 
 def _check_activation(activation_type: str) -> None:
@@ -60,8 +63,29 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     if bias is not None:
         out += bias.reshape(-1)
     if activation_type == "relu":
-        np.maximum(out, out.dtype.type(0), out=out)
+        relu_in_place(out)
     return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
+
+
+@fc.def_grad(exact=True)
+def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_weights,
+            wanted=(True, True, True)):
+    """(dInput, dW, dBias) of ``act(flatten(Input) @ W + Bias)``."""
+    _check_activation(activation_type)
+    weights = w[:-4, :-4] if padding_weights else w
+    rows, cols = weights.shape
+    if activation_type == "relu":
+        dout = dout * (out > 0)
+    flat = input.ndim != 2 or in_num_col_dims != 1
+    d2 = dout.reshape(-1, cols) if flat else dout
+    dx = (d2 @ weights.T).reshape(input.shape) if wanted[0] else None
+    dw = None
+    if wanted[1]:
+        dw = (input.reshape(-1, rows) if flat else input).T @ d2
+        if padding_weights:
+            dw = np.pad(dw, ((0, 4), (0, 4)))
+    db = d2.sum(axis=0) if wanted[2] else None
+    return dx, dw, db
 
 
 # Unary(Binary(X, Y)) compounds pyfluid fuses: functor_list = [unary, binary].
@@ -99,7 +123,7 @@ def fused_elemwise_activation_kernel(x, y, *, axis, save_intermediate_out, funct
     out = binary(*broadcast_pair(x, y, axis))
     if save_intermediate_out or not isinstance(out, np.ndarray):   # 0-d inputs give scalars
         return np.maximum(out, out.dtype.type(0)), out
-    np.maximum(out, out.dtype.type(0), out=out)
+    relu_in_place(out)
     return out, None
 
 
@@ -111,5 +135,5 @@ def fused_elemwise_activation_into_x(x, y, *, axis, save_intermediate_out, funct
         return fused_elemwise_activation_kernel(x, y, axis=axis, functor_list=functor_list,
                                                 save_intermediate_out=save_intermediate_out)
     _compound(functor_list)[1](x, y, out=x)
-    np.maximum(x, x.dtype.type(0), out=x)
+    relu_in_place(x)
     return x, None

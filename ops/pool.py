@@ -2,8 +2,10 @@
 
 Each output position pools a rectangle ``[h0, h1) x [w0, w1)`` computed per axis exactly as
 Paddle's Pool2dFunctor does (only the leading paddings enter the window bounds; the trailing
-ones only change the output size). Average pooling is then separable: ``Ah @ x @ Aw.T`` with
-0/1 window matrices. Max pooling gathers the windows one axis at a time.
+ones only change the output size). Windows of one size and stride run as strided views
+(ops/pool_kernels.py); global pooling is one reduction; adaptive windows that do not divide
+the input are gathered: average pooling as ``Ah @ x @ Aw.T`` with 0/1 window matrices, max
+pooling one axis at a time.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .pool_kernels import pool_kernel
 from .registry import register_op
 from .types import AttrType, Meta, VarType
 from .windows import check_layout, from_nchw, resolve_padding, to_nchw
@@ -175,27 +178,51 @@ def _check_type(pooling_type: str) -> None:
                          f"{pooling_type!r}")
 
 
+def _regular(nchw, attrs):
+    """The strided-view kernel for this shape (ops/pool_kernels.py), or None for irregular
+    adaptive windows (gathered below instead)."""
+    ksize, pads, out = pool_geometry(nchw.shape[2:], **attrs)
+    return pool_kernel(nchw.shape, tuple(ksize), tuple(attrs["strides"]), tuple(pads), out,
+                       attrs["pooling_type"] == "avg", attrs["exclusive"], attrs["adaptive"])
+
+
 @pool2d.def_kernel
 def pool2d_kernel(x, **attrs):
     _check_type(attrs["pooling_type"])
-    nchw, plan = _plan(x, **attrs)
-    out = _max_forward(nchw, plan) if attrs["pooling_type"] == "max" else _avg_forward(nchw, plan)
-    return np.ascontiguousarray(from_nchw(out, plan.channel_last))
+    channel_last = check_layout("pool2d", attrs["data_format"])
+    nchw = to_nchw(x, channel_last)
+    if attrs["global_pooling"] and attrs["pooling_type"] == "max":
+        out = nchw.max(axis=(2, 3), keepdims=True)
+    elif attrs["global_pooling"]:
+        out = nchw.sum(axis=(2, 3), keepdims=True) / x.dtype.type(nchw.shape[2] * nchw.shape[3])
+    else:
+        kernel = _regular(nchw, attrs)
+        if kernel is not None:
+            out = kernel.forward(nchw)
+        else:
+            nchw, plan = _plan(x, **attrs)
+            out = (_max_forward(nchw, plan) if attrs["pooling_type"] == "max"
+                   else _avg_forward(nchw, plan))
+    return np.ascontiguousarray(from_nchw(out, channel_last))
 
 
 @pool2d.def_grad
 def pool2d_grad(x, out, dout, *, pooling_type, ksize, global_pooling, strides, paddings,
                 exclusive, adaptive, ceil_mode, data_format, padding_algorithm):
-    nchw, plan = _plan(x, data_format=data_format, ksize=ksize, global_pooling=global_pooling,
-                       strides=strides, paddings=paddings, exclusive=exclusive,
-                       adaptive=adaptive, ceil_mode=ceil_mode,
-                       padding_algorithm=padding_algorithm)
-    dout = to_nchw(dout, plan.channel_last)
-    if pooling_type == "max":
-        dx = _max_backward(nchw, to_nchw(out, plan.channel_last), dout, plan)
+    attrs = dict(pooling_type=pooling_type, data_format=data_format, ksize=ksize,
+                 global_pooling=global_pooling, strides=strides, paddings=paddings,
+                 exclusive=exclusive, adaptive=adaptive, ceil_mode=ceil_mode,
+                 padding_algorithm=padding_algorithm)
+    channel_last = check_layout("pool2d", data_format)
+    nchw, dout = to_nchw(x, channel_last), to_nchw(dout, channel_last)
+    kernel = _regular(nchw, attrs)
+    if kernel is not None:
+        dx = kernel.backward(nchw, to_nchw(out, channel_last), dout)
     else:
-        dx = _avg_backward(nchw, dout, plan)
-    return np.ascontiguousarray(from_nchw(dx, plan.channel_last))
+        nchw, plan = _plan(x, **attrs)
+        dx = (_max_backward(nchw, to_nchw(out, channel_last), dout, plan)
+              if pooling_type == "max" else _avg_backward(nchw, dout, plan))
+    return np.ascontiguousarray(from_nchw(dx, channel_last))
 
 
 # -- max_pool2d_with_index: max pooling that also returns where each maximum came from -----------

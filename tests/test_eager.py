@@ -373,3 +373,31 @@ def test_layer_builds_a_static_program_in_static_mode():
     params = paddle.static.default_main_program().global_block().all_parameters()
     assert sorted(p.name for p in params) == ["linear_0.b_0", "linear_0.w_0", "linear_1.b_0",
                                                "linear_1.w_0"]
+
+
+def test_linear_is_one_op_and_one_backward_step_with_matmul_add_values():
+    lin = paddle.nn.Linear(4, 3)
+    x = paddle.to_tensor(np.random.default_rng(1).standard_normal((5, 2, 4)).astype("float32"))
+    x.stop_gradient = False
+    out = lin(x)
+    assert out._node.info.opdef.type == "fc"
+    np.testing.assert_array_equal(out.numpy(), x.numpy() @ lin.weight.numpy() + lin.bias.numpy())
+    out.sum().backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), x.numpy().reshape(-1, 4).T.sum(
+        axis=1, keepdims=True).repeat(3, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(lin.bias.grad.numpy(), np.full(3, 10.0), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(
+        lin.weight.numpy().sum(axis=1), (5, 2, 4)), rtol=1e-5)
+
+
+def test_optimizer_steps_update_parameters_in_place_and_guard_retained_graphs():
+    lin = paddle.nn.Linear(3, 2)
+    opt = paddle.optimizer.Momentum(0.1, parameters=lin.parameters())
+    loss = lin(paddle.to_tensor(np.ones((4, 3), "float32"))).sum()
+    loss.backward(retain_graph=True)
+    weight, before = lin.weight._array, lin.weight.numpy()
+    opt.step()
+    assert lin.weight._array is weight                      # the parameter's own buffer
+    np.testing.assert_allclose(weight, before - 0.1 * 4.0, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()                                    # the graph saw the old weights

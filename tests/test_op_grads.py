@@ -421,6 +421,34 @@ CASES = [
                                                   "align_corners": False}),
     Case("trilinear_interp_v2", {"X": u(1, 1, 2, 3, 2)}, {"interp_method": "trilinear",
                                                            "scale": [1.5, 2.0, 1.5]}),
+    # (appended last: the cases above keep their random inputs)
+    # the kernels of ops/conv_kernels.py: pointwise (strided, NHWC), im2col over a batch
+    # (grouped, dilated), im2col from stride phases, direct depthwise (multiplier, dilation)
+    Case("conv2d", {"Input": u(1, 3, 3, 2), "Filter": u(2, 2, 1, 1)},
+         {"strides": [2, 2], "data_format": "NHWC"}, wrt=("Input", "Filter")),
+    Case("conv2d", {"Input": u(2, 4, 5, 5), "Filter": u(2, 2, 2, 2)},
+         {"groups": 2, "dilations": [2, 2]}, wrt=("Input", "Filter")),
+    Case("conv2d", {"Input": u(1, 2, 5, 6), "Filter": u(2, 2, 3, 3)},
+         {"strides": [2, 3], "paddings": [2, 0, 1, 1]}, wrt=("Input", "Filter")),
+    Case("depthwise_conv2d", {"Input": u(1, 5, 5, 2), "Filter": u(4, 1, 3, 3)},
+         {"groups": 2, "strides": [2, 2], "paddings": [1, 1], "data_format": "NHWC"},
+         wrt=("Input", "Filter")),
+    Case("depthwise_conv2d", {"Input": u(2, 2, 5, 5), "Filter": u(2, 1, 2, 2)},
+         {"groups": 2, "dilations": [2, 2], "paddings": [1, 1]}, wrt=("Input", "Filter")),
+    # pool2d by strided views: overlapping max windows, ceil-mode average, adaptive windows
+    Case("pool2d", {"X": distinct(2, 1, 5, 5)}, {"ksize": [3, 3], "strides": [2, 2],
+                                                 "paddings": [1, 1]}),
+    Case("pool2d", {"X": u(1, 2, 5, 4)}, {"pooling_type": "avg", "ksize": [2, 3],
+                                          "strides": [2, 2], "ceil_mode": True,
+                                          "exclusive": False, "data_format": "NHWC"}),
+    Case("pool2d", {"X": distinct(1, 2, 4, 6)}, {"ksize": [2, 3], "adaptive": True}),
+    # fc: eager F.linear's op (3-D input, relu, Paddle's padded weights)
+    Case("fc", {"Input": u(2, 3, 4), "W": u(4, 5), "Bias": u(5)}, {"in_num_col_dims": 2},
+         wrt=("Input", "W", "Bias")),
+    Case("fc", {"Input": away(3, 4), "W": u(4, 2)}, {"activation_type": "relu"},
+         wrt=("Input", "W")),
+    Case("fc", {"Input": u(3, 4), "W": u(8, 9), "Bias": u(5)}, {"padding_weights": True},
+         wrt=("Input", "W", "Bias")),
 ]
 
 

@@ -173,7 +173,7 @@ def test_models_saved_by_paddle_run_fused_and_identical(name):
     types = op_types(optimized(program, feed_names, fetch_targets))
     assert "fc" in types and "mul" not in types
     if name == "convnet_small":      # conv bias (axis=1 on NCHW) + relu
-        assert "fused_elemwise_activation" in types
+        assert "fused_conv2d" in types and "conv2d" not in types
     got = exe.run(program, feed={feed_names[0]: io["x"]}, fetch_list=fetch_targets)
     want = exe.run(off(program), feed={feed_names[0]: io["x"]}, fetch_list=fetch_targets)
     for g, w in zip(got, want):

@@ -35,6 +35,7 @@ NO_PIR_FORM = {
     "cross_entropy", "cross_entropy2",                      # no pd_op (Paddle 3's translator fails)
     "py_func",                                              # runs Python: never in a model file
     "fused_elemwise_activation",                            # pyfluid's fuse pass output
+    "fused_conv2d", "fused_conv2d_winograd", "winograd_filter",   # inference pass outputs
     "select_output",                                        # backward of select_input only
 }
 

@@ -11,7 +11,10 @@ from typing import Callable
 
 from ..program import Program
 from ..verify import verify
+from .conv_winograd import conv_winograd
 from .dead_op_elimination import dead_op_elimination
+from .fold_conv_bn import fold_conv_bn
+from .fuse_conv import fuse_conv
 from .fuse_elementwise_act import fuse_elementwise_act
 from .fuse_fc import fuse_fc
 from .graph import PassContext
@@ -21,6 +24,9 @@ from .strategy import PASS_NAMES, BuildStrategy
 PASSES: dict[str, Callable[[Program, PassContext], bool]] = {
     "dead_op_elimination": dead_op_elimination,
     "schedule_optimizer_updates": schedule_optimizer_updates,
+    "fold_conv_bn": fold_conv_bn,
+    "fuse_conv": fuse_conv,
+    "conv_winograd": conv_winograd,
     "fuse_fc": fuse_fc,
     "fuse_elementwise_act": fuse_elementwise_act,
 }

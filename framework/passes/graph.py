@@ -129,16 +129,23 @@ class Rewriter:
 
     def fuse(self, chain: list[Operator], type: str, inputs: dict, outputs: dict,
              attrs: dict) -> None:
-        """Replace ``chain`` (in block order) by one new op, unless an op between the first
-        and the last writes one of the new op's inputs (it would then see other values)."""
+        """Replace ``chain`` (in block order) by one new op, unless an op between a chain op
+        reading one of the new op's inputs and the last op writes it (the new op, at the last
+        op's place, would then see another value)."""
         positions = [self.index[id(op)] for op in chain]
         if positions != sorted(set(positions)):
             return
         first, last = positions[0], positions[-1]
         members = {id(op) for op in chain}
+        read_at = {}                      # each input: where the chain first reads it
+        for op, at in zip(chain, positions):
+            for n in op.input_arg_names:
+                read_at.setdefault(n, at)
         fused_inputs = {n for names in inputs.values() for n in names}
-        for op in self.block.ops[first + 1:last]:
-            if id(op) not in members and fused_inputs & set(op.output_arg_names):
+        for at in range(first + 1, last):
+            op = self.block.ops[at]
+            if id(op) not in members and any(read_at.get(n, first) < at for n in
+                                             fused_inputs & set(op.output_arg_names)):
                 return
         if any(id(op) in self._removed or id(op) in self._replaced for op in chain):
             return

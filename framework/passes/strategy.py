@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import os
 
-PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fuse_fc",
-              "fuse_elementwise_act")
+PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fold_conv_bn", "fuse_conv",
+              "conv_winograd", "fuse_fc", "fuse_elementwise_act")
+_NEED_HOISTING = ("fold_conv_bn", "conv_winograd")
 
 
 class BuildStrategy:
@@ -12,7 +13,9 @@ class BuildStrategy:
     (all on by default), ``enable_passes`` to turn them all off, and ``show_passes`` to print
     the program before and after each pass that changed it (also ``PYFLUID_SHOW_PASSES=1``).
     ``reuse_buffers`` lets ops write into the buffers of temporaries nothing reads later
-    (executor/buffer_reuse.py); it is on when passes are enabled. ``debug_checks`` (or
+    (executor/buffer_reuse.py), ``hoist_invariants`` computes values that depend on
+    parameters alone (folded filters) once per parameter state (executor/hoisting.py); both
+    are on when passes are enabled. ``debug_checks`` (or
     ``PYFLUID_CHECKS=1``) verifies the program after every pass and makes the plan check
     each op's outputs against the shapes and dtypes their variables declare.
 
@@ -24,9 +27,13 @@ class BuildStrategy:
         self.show_passes = False
         self.dead_op_elimination = True
         self.schedule_optimizer_updates = True
+        self.fold_conv_bn = True
+        self.fuse_conv = True
+        self.conv_winograd = True
         self.fuse_fc = True
         self.fuse_elementwise_act = True
         self.reuse_buffers = True
+        self.hoist_invariants = True
         self.debug_checks = False
 
     @property
@@ -39,12 +46,18 @@ class BuildStrategy:
         self.fuse_elementwise_act = bool(value)
 
     def enabled_passes(self) -> tuple[str, ...]:
+        """The passes to run; fold_conv_bn and conv_winograd need ``hoist_invariants`` (their
+        parameter-only ops would otherwise run on every run)."""
         if not self.enable_passes:
             return ()
-        return tuple(name for name in PASS_NAMES if getattr(self, name))
+        return tuple(name for name in PASS_NAMES if getattr(self, name)
+                     and (name not in _NEED_HOISTING or self.hoist_invariants))
 
     def reusing_buffers(self) -> bool:
         return bool(self.enable_passes and self.reuse_buffers)
+
+    def hoisting(self) -> bool:
+        return bool(self.enable_passes and self.hoist_invariants)
 
     def showing(self) -> bool:
         return bool(self.show_passes) or os.environ.get("PYFLUID_SHOW_PASSES", "") == "1"
@@ -54,7 +67,8 @@ class BuildStrategy:
 
     def _key(self) -> tuple:
         """What a compiled plan depends on (the Executor's cache key)."""
-        return self.enabled_passes(), self.showing(), self.reusing_buffers(), self.checking()
+        return (self.enabled_passes(), self.showing(), self.reusing_buffers(), self.checking(),
+                self.hoisting())
 
     def __repr__(self) -> str:
         return f"BuildStrategy(passes={list(self.enabled_passes())}, show={self.showing()})"

@@ -20,8 +20,10 @@ from ..engine.tensor import EagerParameter, Tensor
 from ..executor import CPUPlace, Executor, Scope
 from ..framework import Program, program_guard, unique_name
 from ..framework.context import disable_static, enable_static, in_dynamic_mode
+from ..framework.passes import BuildStrategy
 from ..framework.variable import Variable
 from ..ops.types import VarType
+from ..static import CompiledProgram
 from ..static.input_spec import InputSpec
 from .dy2static.errors import add_conversion_note
 
@@ -52,6 +54,12 @@ class ConcreteProgram:
         self.parameters = parameters           # name -> EagerParameter or buffer Tensor
         self.name = name
         self.executor = Executor(CPUPlace())
+        # each call runs on a fresh scope whose parameters eager optimizers update in place:
+        # values computed from parameters alone (folded filters) would be recomputed on
+        # every call, so the program runs without those passes
+        strategy = BuildStrategy()
+        strategy.hoist_invariants = False
+        self.compiled = CompiledProgram(program, build_strategy=strategy)
         self._backward: dict[tuple, Backward] = {}
 
     def scope(self, arrays: dict[str, np.ndarray] | None = None) -> Scope:

@@ -30,7 +30,7 @@ def run_concrete(concrete: ConcreteProgram, inputs: list) -> list[Tensor]:
     arrays = {name: p._array for name, p in concrete.parameters.items()}
     rng_state = default_generator.rng.bit_generator.state if record else None
     scope = concrete.scope(arrays)
-    values = concrete.executor.run(concrete.main_program, feed=feed,
+    values = concrete.executor.run(concrete.compiled, feed=feed,
                                    fetch_list=concrete.outputs, scope=scope)
     concrete.write_back(scope)
     outputs = [Tensor._wrap(np.asarray(v)) for v in values]

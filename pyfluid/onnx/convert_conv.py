@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ops.pool import pool_geometry
 from ..ops.windows import expand_paddings, resolve_padding
+from ..ops.winograd import MATRICES as WINOGRAD
 from .registry import converter
 
 
@@ -40,7 +41,8 @@ def _restore_layout(g, value: str, out: str, channel_last: bool, rank: int) -> N
 
 
 def _window_attrs(n, in_size: tuple, kernel: tuple, transposed: bool = False) -> dict:
-    strides, algorithm = list(n.attr("strides")), n.attr("padding_algorithm") or "EXPLICIT"
+    strides = list(n.attr("strides") or [1] * len(kernel))    # fused_conv2d_winograd: 1
+    algorithm = n.attr("padding_algorithm") or "EXPLICIT"
     if algorithm == "SAME" and min(in_size) < 0:
         if transposed:
             n.fail("padding_algorithm SAME needs the input's spatial size, unknown here")
@@ -59,6 +61,49 @@ def conv(g, n):
     conv_value = g.op("Conv", x, n.input("Filter"), group=int(n.attr("groups")),
                       kernel_shape=list(kernel) if min(kernel) > 0 else None, **attrs)
     _restore_layout(g, conv_value, n.output("Output"), channel_last, len(shape))
+
+
+@converter("winograd_filter")
+def winograd_filter(g, n):
+    """((m + 2)^2, OC, C) = G W G^T of the (OC, C, 3, 3) Filter (ops/winograd.py)."""
+    tile = int(n.attr("tile"))
+    gm = WINOGRAD[tile][0].astype(n.np_dtype("Filter"))
+    rows = g.op("MatMul", g.const(gm), n.input("Filter"))              # OC C t 3
+    both = g.op("MatMul", rows, g.const(np.ascontiguousarray(gm.T)))   # OC C t t
+    oc, c = n.shape("Filter")[:2]
+    g.op("Reshape", g.op("Transpose", both, perm=[2, 3, 0, 1]),
+         g.ints([(tile + 2) ** 2, oc, c]), outputs=[n.output("Output")])
+
+
+@converter("fused_conv2d", "fused_conv2d_winograd")
+def fused_conv(g, n):
+    """``act(conv(Input, Filter) + Bias + ResidualData)`` (framework/passes/fuse_conv.py,
+    conv_winograd.py: the Winograd op's Filter is the untransformed filter)."""
+    x, shape, channel_last = _channels_first(g, n, "Input")
+    kernel = n.shape("Filter")[2:]
+    value = g.op("Conv", x, n.input("Filter"), group=int(n.attr("groups") or 1),
+                 kernel_shape=list(kernel), **_window_attrs(n, shape[2:], kernel))
+    if n.has("Bias"):
+        value = g.op("Add", value, g.reshape(n.input("Bias"), [-1, 1, 1]))
+    if channel_last:
+        value = g.op("Transpose", value, perm=[0, 2, 3, 1])
+    if n.has("ResidualData"):
+        value = g.op("Add", value, n.input("ResidualData"))
+    dtype, act = n.np_dtype("Input"), n.attr("fuse_activation") or ""
+    if act == "relu":
+        value = g.op("Relu", value)
+    elif act == "relu6":
+        value = g.op("Clip", value, g.scalar(0, dtype),
+                     g.scalar(n.attr("fuse_beta") or 6.0, dtype))
+    elif act == "leaky_relu":
+        value = g.op("LeakyRelu", value, alpha=float(n.attr("fuse_alpha")))
+    elif act == "hard_swish":
+        gate = g.op("Clip", g.op("Add", value, g.scalar(3.0, dtype)), g.scalar(0, dtype),
+                    g.scalar(6.0, dtype))
+        value = g.op("Div", g.op("Mul", value, gate), g.scalar(6.0, dtype))
+    elif act:
+        n.fail(f"fuse_activation {act!r} is not supported")
+    g.op("Identity", value, outputs=[n.output("Output")])
 
 
 @converter("conv2d_transpose", "depthwise_conv2d_transpose", "conv3d_transpose")

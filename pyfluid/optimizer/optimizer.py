@@ -15,6 +15,8 @@ accumulator; its output slot is ``<slot>Out``), ``_accumulator_init(param)`` and
 """
 from __future__ import annotations
 
+import functools
+
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
@@ -279,30 +281,43 @@ class Optimizer:
     def _step_group(self, params_grads: list, grad_clip: Any) -> None:
         if grad_clip is not None:
             params_grads = grad_clip(params_grads)
+        lr = self.get_lr()
         for param, grad in params_grads:
             grad_array = grad._array if hasattr(grad, "_array") else np.asarray(grad)
             regularizer = self._regularizer_of(param)
             if regularizer is not None:
                 grad_array = grad_array + regularizer._numpy(param._array)
-            self._eager_update(param, grad_array)
+            self._eager_update(param, grad_array, lr)
 
-    def _eager_update(self, param, grad: np.ndarray) -> None:
+    def _eager_update(self, param, grad: np.ndarray, lr: float | None = None) -> None:
+        """Update ``param`` and its accumulators in place (their buffers are the optimizer's
+        and the parameter's own, as in Paddle); the parameter's inplace version is bumped, so
+        a graph retained from before the step refuses to run backward again."""
         prefix = f"{self._name}_" if self._name is not None else ""
-        if param.name not in self._eager_params:
-            self._eager_params.add(param.name)
-            dtype = np.float32 if param._array.dtype == np.float16 else param._array.dtype
-            for name, fill, shape, _ in self._accumulator_init(param):
-                self._accumulators[prefix + name][param.name] = np.full(
-                    param._array.shape if shape is None else shape, fill, dtype=dtype)
-        slots = {slot: self._get_accumulator(acc, param)
-                 for slot, acc in self._accumulator_slots.items()}
+        name, array = param.name, param._array
+        accumulators = self._accumulators
+        if name not in self._eager_params:
+            self._eager_params.add(name)
+            dtype = np.float32 if array.dtype == np.float16 else array.dtype
+            for acc, fill, shape, _ in self._accumulator_init(param):
+                accumulators[prefix + acc][name] = np.full(
+                    array.shape if shape is None else shape, fill, dtype=dtype)
         scale = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
-        lr = np.array([self.get_lr() * scale], dtype=param._array.dtype)
-        values = {"Param": param._array, "Grad": grad, "LearningRate": lr, **slots}
-        results = _run_kernel(self.type, values, self._op_attrs(param))
-        param._array = results["ParamOut"]
+        values = {"Param": array, "Grad": grad, "LearningRate": np.array(
+            [(self.get_lr() if lr is None else lr) * scale], dtype=array.dtype)}
         for slot, acc in self._accumulator_slots.items():
-            self._accumulators[prefix + acc][param.name] = results[f"{slot}Out"]
+            values[slot] = accumulators[prefix + acc][name]
+        kernel, in_slots, out_slots, defaults = _in_place_kernel(self.type)
+        attrs = self._op_attrs(param)
+        result = kernel(*[values.get(slot) for slot in in_slots],
+                        **{k: attrs.get(k, default) for k, default in defaults})
+        results = dict(zip(out_slots, result if len(out_slots) > 1 else (result,)))
+        if results["ParamOut"] is array:
+            param._bump_inplace_version()
+        else:
+            param._array = results["ParamOut"]
+        for slot, acc in self._accumulator_slots.items():
+            accumulators[prefix + acc][name] = results[f"{slot}Out"]
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Reset the gradients of the eager parameters (zeros, or None)."""
@@ -349,13 +364,14 @@ class Optimizer:
                     self._eager_params.add(param.name)
 
 
-def _run_kernel(op_type: str, values: dict, attrs: dict) -> dict:
-    """Run a registered op's kernel on arrays by slot name; return outputs by slot name."""
+@functools.lru_cache(maxsize=None)
+def _in_place_kernel(op_type: str) -> tuple:
+    """(kernel, input slots, output slots, (attr, default) pairs) of an update op: its
+    in-place kernel where it has one (it writes into the input buffers), else its kernel."""
     opdef = get_op(op_type)
-    result = opdef.run(*[values.get(slot.name) for slot in opdef.inputs], **attrs)
-    if len(opdef.outputs) == 1 or not isinstance(result, tuple):
-        result = (result,)
-    return {slot.name: value for slot, value in zip(opdef.outputs, result)}
+    kernel = opdef.inplace_kernel or opdef.kernel
+    return (kernel, tuple(s.name for s in opdef.inputs), tuple(s.name for s in opdef.outputs),
+            tuple((k, opdef.attrs[k].default) for k in opdef.kernel_attrs))
 
 
 def _no_grad_set_names(no_grad_set: Iterable | None) -> set[str]:

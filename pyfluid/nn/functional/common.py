@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..._dispatch import TENSOR_TYPES, apply_op, is_static, layer_op
+from ...engine.run import run_op
 from ...framework.context import default_main_program
 from ...framework.layer_helper import LayerHelper
 from ...ops.types import VarType
@@ -63,7 +64,11 @@ def _one_helper_chain(layer: str, name: str | None, inputs: dict, steps: list):
 
 def linear(x, weight, bias=None, name: str | None = None):
     """``x @ weight + bias`` (``matmul_v2``, then ``elementwise_add`` with axis -1; static
-    temporaries ``linear_<n>.tmp_0/1`` as in Paddle)."""
+    temporaries ``linear_<n>.tmp_0/1`` as in Paddle). Eagerly, one ``fc`` op: the bias added
+    into the product's buffer, one backward step (Paddle's dygraph runs a fused kernel)."""
+    inputs = {"Input": x, "W": weight, "Bias": bias}
+    if not is_static(inputs) and getattr(x, "ndim", 0) >= 2 and weight.ndim == 2:
+        return run_op("fc", inputs, {"in_num_col_dims": x.ndim - 1})
     steps = [("matmul_v2", {"X": x, "Y": weight}, {"trans_x": False, "trans_y": False})]
     if bias is not None:
         steps.append(("elementwise_add", {"X": None, "Y": bias}, {"axis": -1}))

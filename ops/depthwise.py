@@ -1,0 +1,192 @@
+"""Direct (shift-and-multiply-add) convolution for depthwise and small-group filters, where
+im2col would copy the input KH*KW times only to feed products too small for BLAS.
+
+Every kernel tap is one multiply-add of a shifted input window into the output. Windows are
+read on a flat grid: each image plane (padded, and for strided filters split into its stride
+phases) is laid out as one run of ``rows * width`` positions, and the window of tap (i, j) is
+the run starting at position ``i * width + j``; output positions sit on the same grid
+(``width`` columns per row, the few columns past the output width are dropped at the end).
+Planes are channel-major (N, C, positions) when an image row of the grid is long, so every
+multiply-add runs over long unit-stride rows, and channel-last (N, positions, C) when planes
+are small and channels many (late layers), so that the channels make the long rows.
+
+NumPy buffers 2-D operands whose rows are shorter than its ufunc buffer (8192 values) to
+merge them into longer loops; for rows of a few hundred values that copy costs more than it
+saves, so the taps run with a small ufunc buffer (:func:`unbuffered`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .conv_geometry import ConvGeometry, flat_phases, tap_slices
+
+LONG_ROWS = 400     # grid positions per plane from which channel-major planes pay
+ACCUMULATOR_VALUES = 1 << 19      # images accumulated at once: about 2 MiB of float32
+
+
+class unbuffered:
+    """Within the block, ufuncs loop over each row of their operands without first copying
+    rows into a buffer (``np.setbufsize``, restored on exit; NumPy keeps it per context)."""
+
+    __slots__ = ("old",)
+
+    def __enter__(self):
+        self.old = np.setbufsize(16)
+
+    def __exit__(self, *exc):
+        np.setbufsize(self.old)
+
+
+class Direct:
+    """Grouped convolution by taps: the filter is (OC, C/g, KH, KW) with OC = g * m."""
+
+    def __init__(self, geo: ConvGeometry):
+        self.geo = g = geo
+        self.cg, self.m = g.c // g.groups, g.oc // g.groups
+        self.strided = g.strides != (1, 1)
+        rows, cols = g.extent
+        if self.strided:
+            rows = -(-rows // g.strides[0]) * g.strides[0]
+            cols = -(-cols // g.strides[1]) * g.strides[1]
+        self.padded_hw = rows, cols
+        taps = tap_slices(g)
+        self.plane_hw = (rows // g.strides[0], cols // g.strides[1])
+        self.width = self.plane_hw[1]
+        self.size = self.plane_hw[0] * self.width
+        self.slack = max(c0 for *_, c0 in taps)
+        self.grid = g.out_hw[0] * self.width            # output positions on the grid
+        self.offsets = [(r, s, r0 * self.width + c0) for _, _, r, s, r0, c0 in taps]
+        self.channel_last = self.grid < LONG_ROWS and g.c > 1
+
+    # -- layouts ------------------------------------------------------------------------
+    def _planes(self, x):
+        """Flat phase planes of the padded input: (sh, sw, N, g, C/g, positions) or, channel
+        last, (sh, sw, N, positions, g, C/g); ``slack`` zero positions after each plane."""
+        g = self.geo
+        flat = flat_phases(x, g.pads[0], g.pads[2], self.padded_hw, g.strides, self.slack,
+                           self.channel_last)
+        if self.channel_last:
+            return flat.reshape(flat.shape[:4] + (g.groups, self.cg))
+        return flat.reshape(flat.shape[:3] + (g.groups, self.cg, -1))
+
+    def _window(self, planes, r, s, off, c):
+        """Tap window of in-group channel ``c``: (N, g, 1, grid) or (N, grid, g, 1)."""
+        if self.channel_last:
+            return planes[r, s, :, off:off + self.grid, :, c, None]
+        return planes[r, s, :, :, c, None, off:off + self.grid]
+
+    def _weights(self, w):
+        """Per tap and in-group channel: (g, m, 1) or, channel last, (g, m) filter values."""
+        g = self.geo
+        wt = np.ascontiguousarray(w.reshape(g.groups, self.m, self.cg, g.kh * g.kw)
+                                  .transpose(3, 2, 0, 1))
+        return wt if self.channel_last else wt[..., None]
+
+    def _acc_shape(self):
+        g = self.geo
+        return ((g.n, self.grid, g.groups, self.m) if self.channel_last
+                else (g.n, g.groups, self.m, self.grid))
+
+    def _crop(self, acc):
+        """The (N, OC, OH, OW) output from the accumulated grid."""
+        g = self.geo
+        oh, ow = g.out_hw
+        if self.channel_last:
+            out = acc.reshape(g.n, oh, self.width, g.oc)[:, :, :ow].transpose(0, 3, 1, 2)
+        else:
+            out = acc.reshape(g.n, g.oc, oh, self.width)[..., :ow]
+        return np.ascontiguousarray(out)
+
+    def _grid(self, dout):
+        """``dout`` on the output grid, zero in the dropped columns."""
+        g = self.geo
+        oh, ow = g.out_hw
+        if self.channel_last:
+            grid = np.zeros((g.n, oh, self.width, g.oc), dout.dtype)
+            grid[:, :, :ow] = dout.transpose(0, 2, 3, 1)
+        else:
+            grid = np.zeros((g.n, g.oc, oh, self.width), dout.dtype)
+            grid[..., :ow] = dout
+        return grid.reshape(self._acc_shape())
+
+    # -- passes -------------------------------------------------------------------------
+    def forward(self, x, w):
+        """Tap by tap, a few images at a time: a batch's accumulator would leave the cache
+        and every tap would stream it from memory again."""
+        g = self.geo
+        planes, wt = self._planes(x), self._weights(w)
+        acc = np.empty(self._acc_shape(), x.dtype)
+        step = max(1, ACCUMULATOR_VALUES // (g.oc * self.grid))
+        tmp = np.empty((min(step, g.n),) + acc.shape[1:], x.dtype)
+        with unbuffered():
+            for start in range(0, g.n, step):
+                part, images = acc[start:start + step], slice(start, start + step)
+                first = True
+                for t, (r, s, off) in enumerate(self.offsets):
+                    for c in range(self.cg):
+                        window = self._window(planes[:, :, images], r, s, off, c)
+                        if first:
+                            np.multiply(window, wt[t, c], out=part)
+                            first = False
+                        else:
+                            np.multiply(window, wt[t, c], out=tmp[:len(part)])
+                            part += tmp[:len(part)]
+        return self._crop(acc)
+
+    def backward(self, x, w, dout, wanted):
+        grid = self._grid(dout)
+        dw = dx = None
+        with unbuffered():
+            if wanted[1]:
+                dw = self._filter_grad(self._planes(x), grid, w)
+            if wanted[0]:
+                dx = self._input_grad(grid, self._weights(w))
+        return dx, dw
+
+    def _filter_grad(self, planes, grid, w):
+        g = self.geo
+        summed = (0, 1) if self.channel_last else (0, 3)
+        dwt = np.empty((len(self.offsets), self.cg, g.groups, self.m), w.dtype)
+        prod = np.empty_like(grid)
+        for t, (r, s, off) in enumerate(self.offsets):
+            for c in range(self.cg):
+                np.multiply(self._window(planes, r, s, off, c), grid, out=prod)
+                dwt[t, c] = prod.sum(axis=summed)
+        return dwt.transpose(2, 3, 1, 0).reshape(w.shape)
+
+    def _input_grad(self, grid, wt):
+        """Scatter ``grid`` through every tap into the input's phase planes."""
+        g = self.geo
+        sh, sw = g.strides
+        span = self.size + self.slack
+        cl = self.channel_last
+        planes = np.zeros((sh, sw, g.n) + ((span, g.groups, self.cg) if cl
+                                           else (g.groups, self.cg, span)), grid.dtype)
+        tmp = np.empty(grid.shape[:-1] if cl else grid.shape[:2] + grid.shape[3:], grid.dtype)
+        for t, (r, s, off) in enumerate(self.offsets):
+            for c in range(self.cg):
+                if self.m == 1:        # (g,) channel last, else (g, 1)
+                    np.multiply(grid[..., 0] if cl else grid[:, :, 0], wt[t, c, :, 0], out=tmp)
+                elif cl:
+                    np.einsum("nlgm,gm->nlg", grid, wt[t, c], out=tmp)
+                else:
+                    np.einsum("ngml,gm->ngl", grid, wt[t, c, :, :, 0], out=tmp)
+                if cl:
+                    planes[r, s, :, off:off + self.grid, :, c] += tmp
+                else:
+                    planes[r, s, :, :, c, off:off + self.grid] += tmp
+        if cl:
+            planes = planes[:, :, :, :self.size].reshape(sh, sw, g.n, *self.plane_hw, g.c)
+            planes = planes.transpose(0, 1, 2, 5, 3, 4)
+        else:
+            planes = planes[..., :self.size].reshape(sh, sw, g.n, g.c, *self.plane_hw)
+        dxp = np.empty((g.n, g.c, *self.padded_hw), grid.dtype)
+        for r in range(sh):
+            for s in range(sw):
+                dxp[:, :, r::sh, s::sw] = planes[r, s]
+        top, left = g.pads[0], g.pads[2]
+        dx = np.zeros((g.n, g.c, g.h, g.w), grid.dtype)
+        h_in = min(g.h, self.padded_hw[0] - top)
+        w_in = min(g.w, self.padded_hw[1] - left)
+        dx[:, :, :h_in, :w_in] = dxp[:, :, top:top + h_in, left:left + w_in]
+        return dx

@@ -1,0 +1,169 @@
+"""Paddle's inference op ``fused_conv2d`` (its oneDNN convolution with a bias, a residual
+input and an activation fused in), which framework/passes/fuse_conv.py puts in place of
+``conv2d``/``depthwise_conv2d`` -> ``elementwise_add`` (bias) [-> ``elementwise_add``
+(residual)] [-> activation] chains.
+
+``Output = act(conv(Input, Filter) + Bias + ResidualData)``, computed in the order of the
+chain it replaces: the convolution's fresh result takes the bias add, the residual add and
+the activation in place, so the values are those of the unfused ops, bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .activation import relu_in_place
+from .conv import CONV_ATTRS, _conv_shape
+from .conv_kernels import kernel_lookup
+from .depthwise import LONG_ROWS, unbuffered
+from .registry import get_op, register_op
+from .types import Meta
+from .windows import check_layout
+from .winograd import TILES, Winograd, tile_of, transform_filter
+
+FUSED_CONV_ATTRS = {**CONV_ATTRS, "mkldnn_data_type": "float32", "fuse_activation": "",
+                    "fuse_residual_connection": False, "force_fp32_output": False,
+                    "use_mkldnn": True, "fuse_alpha": 0.0, "fuse_beta": 0.0}
+
+fused_conv2d = register_op(
+    "fused_conv2d", inputs=["Input", "Filter", "Bias?", "ResidualData?"], outputs=["Output"],
+    attrs=FUSED_CONV_ATTRS, differentiable=False, fresh_outputs=True)
+
+
+def activation(name: str, alpha: float, beta: float, op_type: str = "fused_conv2d"):
+    """An in-place ``act(out)`` computing what the activation op computes (oneDNN's
+    ``fuse_alpha``/``fuse_beta`` carry its parameter: relu6's threshold in beta (0: 6),
+    leaky_relu's alpha in alpha); None for no activation."""
+    if name == "":
+        return None
+    if name == "relu":
+        return relu_in_place
+    if name == "relu6":
+        threshold = beta or 6.0
+        return lambda out: np.clip(out, out.dtype.type(0), out.dtype.type(threshold), out=out)
+    if name == "leaky_relu":
+        kernel = get_op("leaky_relu").kernel
+        return lambda out: kernel(out, alpha=alpha)
+    if name == "hard_swish":
+        kernel = get_op("hard_swish").kernel
+        return lambda out: kernel(out, threshold=6.0, scale=6.0, offset=3.0)
+    raise ValueError(f"op '{op_type}': fuse_activation {name!r} is not supported; expected "
+                     f"'', 'relu', 'relu6', 'leaky_relu' or 'hard_swish'")
+
+
+def epilogue(out: np.ndarray, bias, residual, act, channel_last: bool) -> np.ndarray:
+    """``act(out + bias + residual)`` into ``out`` (a fresh NCHW/NHWC convolution result)."""
+    if bias is not None:
+        if channel_last:
+            out += bias.reshape(-1)
+        elif out.shape[2] * out.shape[3] >= LONG_ROWS:
+            with unbuffered():
+                out += bias.reshape(-1, 1, 1)
+        else:
+            out += bias.reshape(-1, 1, 1)
+    if residual is not None:
+        out += residual
+    return out if act is None else act(out)
+
+
+@fused_conv2d.def_infer_shape
+def fused_conv2d_shape(inp: Meta, filt: Meta, bias=None, residual=None, **attrs):
+    check_layout("fused_conv2d", attrs["data_format"])
+    activation(attrs["fuse_activation"], attrs["fuse_alpha"], attrs["fuse_beta"])
+    return _conv_shape("fused_conv2d")(inp, filt, **attrs)
+
+
+@fused_conv2d.def_specialize
+def fused_conv2d_kernel(*, strides, paddings, padding_algorithm, groups, dilations,
+                        data_format, fuse_activation, fuse_alpha, fuse_beta, **_):
+    channel_last = check_layout("fused_conv2d", data_format)
+    lookup = kernel_lookup("fused_conv2d", strides, paddings, padding_algorithm, groups,
+                           dilations, channel_last)
+    act = activation(fuse_activation, fuse_alpha, fuse_beta)
+
+    def run(x, filt, bias, residual):
+        nchw = x.transpose(0, 3, 1, 2) if channel_last else x
+        out = lookup(x, filt.shape).forward(nchw, filt)
+        if channel_last:
+            out = np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+        return epilogue(out, bias, residual, act, channel_last)
+
+    return run
+
+
+@fused_conv2d.def_kernel
+def fused_conv2d_plain(x, filt, bias, residual, **attrs):
+    """The same, for callers that pass attributes (``OpDef.run`` always specializes)."""
+    return fused_conv2d_kernel(**attrs)(x, filt, bias, residual)
+
+
+# -- Winograd F(2x2, 3x3): pyfluid's own inference ops (framework/passes/conv_winograd.py) ------
+winograd_filter = register_op("winograd_filter", inputs=["Filter"], outputs=["Output"],
+                              attrs={"tile": 2}, differentiable=False, fresh_outputs=True)
+
+
+def _check_tile(op_type: str, tile: int) -> None:
+    if tile not in TILES:
+        raise ValueError(f"op '{op_type}': tile must be one of {list(TILES)} (Winograd "
+                         f"F(m x m, 3 x 3) output tiles), received {tile}")
+
+
+@winograd_filter.def_infer_shape
+def winograd_filter_shape(filt: Meta, *, tile):
+    _check_tile("winograd_filter", tile)
+    if len(filt.shape) != 4 or tuple(filt.shape[2:]) != (3, 3):
+        raise ValueError(f"op 'winograd_filter': Filter must be [OC, C, 3, 3], received "
+                         f"{list(filt.shape)}")
+    return Meta(((tile + 2) ** 2, filt.shape[0], filt.shape[1]), filt.dtype)
+
+
+@winograd_filter.def_kernel
+def winograd_filter_kernel(filt, *, tile):
+    """The ((tile + 2)^2, OC, C) transformed filter ``G g G^T`` of an OIHW 3x3 filter."""
+    _check_tile("winograd_filter", tile)
+    return transform_filter(filt, tile)
+
+
+WINOGRAD_ATTRS = {k: FUSED_CONV_ATTRS[k] for k in (
+    "paddings", "padding_algorithm", "data_format", "fuse_activation", "fuse_alpha", "fuse_beta")}
+
+fused_conv2d_winograd = register_op(
+    "fused_conv2d_winograd", inputs=["Input", "Filter", "Transformed", "Bias?", "ResidualData?"],
+    outputs=["Output"], attrs=WINOGRAD_ATTRS, differentiable=False, fresh_outputs=True)
+
+
+@fused_conv2d_winograd.def_infer_shape
+def fused_conv2d_winograd_shape(inp: Meta, filt: Meta, transformed: Meta, bias=None,
+                                residual=None, **attrs):
+    if (len(transformed.shape) != 3 or tuple(transformed.shape[1:]) != tuple(filt.shape[:2])
+            or transformed.shape[0] not in [(m + 2) ** 2 for m in TILES]):
+        raise ValueError(f"op 'fused_conv2d_winograd': Transformed must be a [(m + 2)^2, OC, C] "
+                         f"transform of Filter {list(filt.shape)} (op winograd_filter), "
+                         f"received {list(transformed.shape)}")
+    return fused_conv2d_shape(inp, filt, bias, residual, strides=[1, 1], dilations=[1, 1],
+                              groups=1, **attrs)
+
+
+@fused_conv2d_winograd.def_specialize
+def fused_conv2d_winograd_kernel(*, paddings, padding_algorithm, data_format, fuse_activation,
+                                 fuse_alpha, fuse_beta):
+    """``act(conv(Input, Filter) + Bias + ResidualData)``, by Winograd F(2x2, 3x3) from the
+    transformed filter where that pays for the input's shape, else by Filter's kernel."""
+    channel_last = check_layout("fused_conv2d_winograd", data_format)
+    lookups = {m: kernel_lookup("fused_conv2d_winograd", (1, 1), paddings, padding_algorithm, 1,
+                                (1, 1), channel_last, transformed=m) for m in TILES}
+    act = activation(fuse_activation, fuse_alpha, fuse_beta, "fused_conv2d_winograd")
+
+    def run(x, filt, transformed, bias, residual):
+        nchw = x.transpose(0, 3, 1, 2) if channel_last else x
+        kernel = lookups[tile_of(transformed)](x, filt.shape)
+        out = kernel.forward(nchw, transformed if isinstance(kernel, Winograd) else filt)
+        if channel_last:
+            out = np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+        return epilogue(out, bias, residual, act, channel_last)
+
+    return run
+
+
+@fused_conv2d_winograd.def_kernel
+def fused_conv2d_winograd_plain(x, filt, transformed, bias, residual, **attrs):
+    return fused_conv2d_winograd_kernel(**attrs)(x, filt, transformed, bias, residual)

@@ -1,0 +1,197 @@
+"""Every convolution kernel (ops/conv_kernels.py, depthwise.py, winograd.py) against a float64
+reference, forward and both gradients, across strides, paddings, dilations, groups, channel
+multipliers, batch sizes and both of each kernel's layouts; the kernel chosen per layer
+shape; and the ops in both data layouts."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from pyfluid.ops.conv_geometry import ConvGeometry
+from pyfluid.ops.conv_kernels import Im2col, Pointwise, conv_kernel, geometry, winograd_tile
+from pyfluid.ops.depthwise import Direct
+from pyfluid.ops.winograd import Winograd, transform_filter
+from test_cnn_ops import run_op
+
+_rng = np.random.default_rng(5)
+
+
+def _taps(geo: ConvGeometry):
+    """Per tap (i, j): slices of the padded input its window reads."""
+    (sh, sw), (dh, dw), (oh, ow) = geo.strides, geo.dilations, geo.out_hw
+    for i, j in itertools.product(range(geo.kh), range(geo.kw)):
+        yield i, j, (slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                     slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
+
+
+def _padded(x, geo):
+    t, b, l, r = geo.pads
+    return np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, b), (l, r)))
+
+
+def reference(x, w, geo):
+    """Forward by taps in float64: per group, out += window (N, C/g, ...) x W[:, :, i, j]."""
+    xp, g = _padded(x, geo), geo.groups
+    cg, og = geo.c // g, geo.oc // g
+    out = np.zeros((geo.n, geo.oc, *geo.out_hw))
+    for i, j, (rows, cols) in _taps(geo):
+        for k in range(g):
+            window = xp[:, k * cg:(k + 1) * cg, rows, cols]
+            out[:, k * og:(k + 1) * og] += np.einsum("nchw,oc->nohw", window,
+                                                     w[k * og:(k + 1) * og, :, i, j])
+    return out
+
+
+def reference_grads(x, w, dout, geo):
+    """(d input, d filter) of :func:`reference` for the output gradient ``dout``."""
+    xp, g = _padded(x, geo), geo.groups
+    cg, og = geo.c // g, geo.oc // g
+    dxp, dw = np.zeros_like(xp), np.zeros(w.shape)
+    for i, j, (rows, cols) in _taps(geo):
+        for k in range(g):
+            d = dout[:, k * og:(k + 1) * og].astype(np.float64)
+            window = xp[:, k * cg:(k + 1) * cg, rows, cols]
+            dw[k * og:(k + 1) * og, :, i, j] += np.einsum("nohw,nchw->oc", d, window)
+            dxp[:, k * cg:(k + 1) * cg, rows, cols] += np.einsum(
+                "nohw,oc->nchw", d, w[k * og:(k + 1) * og, :, i, j])
+    t, l = geo.pads[0], geo.pads[2]
+    return dxp[:, :, t:t + geo.h, l:l + geo.w], dw
+
+
+def _geo(n, c, hw, oc, k, strides, pads, dilations, groups):
+    return geometry("conv2d", (n, c, *hw), (oc, c // groups, *k), strides, pads, "EXPLICIT",
+                    dilations, groups)
+
+
+# (N, C, H x W, OC, kernel, strides, paddings, dilations, groups)
+GEOMETRIES = [
+    (1, 3, (7, 7), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    (3, 4, (8, 7), 6, (3, 3), (2, 2), (1, 1), (1, 1), 2),
+    (2, 2, (9, 9), 3, (3, 3), (1, 1), (2, 2), (2, 2), 1),
+    (1, 4, (11, 10), 4, (2, 3), (3, 2), (2, 0, 1, 1), (1, 2), 1),
+    (2, 6, (6, 6), 6, (3, 3), (1, 1), (1, 1), (1, 1), 6),         # depthwise
+    (1, 4, (9, 9), 8, (3, 3), (2, 2), (1, 1), (1, 1), 4),         # depthwise, multiplier 2
+    (2, 3, (12, 11), 3, (5, 5), (2, 1), (2, 2), (1, 1), 3),       # depthwise 5x5
+    (1, 4, (10, 10), 4, (3, 3), (1, 1), (2, 2), (2, 2), 4),       # dilated depthwise
+    (1, 2, (23, 23), 2, (3, 3), (1, 1), (1, 1), (1, 1), 2),       # depthwise on long rows
+    (2, 4, (5, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 2),         # two channels per group
+    (1, 3, (6, 5), 5, (1, 1), (1, 1), (0, 0), (1, 1), 1),         # pointwise
+    (3, 4, (7, 7), 4, (1, 1), (2, 2), (0, 0), (1, 1), 2),         # pointwise, strided, grouped
+    (1, 2, (17, 17), 3, (1, 1), (1, 1), (1, 1), (1, 1), 1),       # 1x1 with padding: im2col
+    (2, 3, (18, 17), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1),       # many positions per image
+    (1, 5, (9, 7), 3, (3, 3), (1, 1), (0, 2, 1, 0), (1, 1), 1),
+    # outputs 16 or more wide: windows copied by strided views (narrower: gathered by index)
+    (1, 3, (33, 34), 4, (3, 3), (2, 2), (1, 1), (1, 1), 1),
+    (2, 2, (20, 50), 3, (3, 2), (2, 3), (2, 1, 0, 2), (2, 1), 1),
+    (3, 4, (18, 18), 4, (3, 3), (1, 1), (1, 1), (2, 2), 2),
+    # LeNet's first layer on a batch: the filter gradient summed over blocks of the batch
+    (16, 1, (28, 28), 6, (5, 5), (1, 1), (2, 2), (1, 1), 1),
+]
+
+
+def _kernels(geo):
+    found = [Im2col(geo)]
+    if geo.pointwise:
+        found.append(Pointwise(geo))
+    if geo.groups > 1 and not geo.pointwise:
+        for channel_last in (False, True):
+            direct = Direct(geo)
+            direct.channel_last = channel_last
+            found.append(direct)
+    return found
+
+
+@pytest.mark.parametrize("spec", GEOMETRIES, ids=lambda s: "x".join(map(str, s[:4])))
+def test_every_kernel_matches_the_reference_forward_and_backward(spec):
+    geo = _geo(*spec)
+    x = _rng.standard_normal((geo.n, geo.c, geo.h, geo.w)).astype(np.float32)
+    w = _rng.standard_normal((geo.oc, geo.c // geo.groups, geo.kh, geo.kw)).astype(np.float32)
+    dout = _rng.standard_normal((geo.n, geo.oc, *geo.out_hw)).astype(np.float32)
+    want, (want_dx, want_dw) = reference(x, w, geo), reference_grads(x, w, dout, geo)
+    for kernel in _kernels(geo):
+        name = f"{type(kernel).__name__}{'(channel last)' if getattr(kernel, 'channel_last', 0) else ''}"
+        got = kernel.forward(x, w)
+        assert got.shape == want.shape and got.flags.c_contiguous, name
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=name)
+        dx, dw = kernel.backward(x, w, dout, (True, True))
+        np.testing.assert_allclose(dx, want_dx, rtol=1e-4, atol=1e-4, err_msg=name)
+        np.testing.assert_allclose(dw, want_dw, rtol=1e-4, atol=1e-4, err_msg=name)
+        assert kernel.backward(x, w, dout, (False, True))[0] is None
+        assert kernel.backward(x, w, dout, (True, False))[1] is None
+
+
+@pytest.mark.parametrize("tile", [2, 4])
+@pytest.mark.parametrize("n,c,hw,oc,pads", [(1, 3, (7, 7), 4, (1, 1)), (2, 4, (9, 12), 5, (0, 0)),
+                                           (3, 2, (5, 4), 3, (2, 1, 0, 2)),
+                                           (1, 16, (30, 30), 16, (1, 1))])
+def test_winograd_matches_the_reference(tile, n, c, hw, oc, pads):
+    geo = _geo(n, c, hw, oc, (3, 3), (1, 1), pads, (1, 1), 1)
+    x = _rng.standard_normal((n, c, *hw)).astype(np.float32)
+    w = _rng.standard_normal((oc, c, 3, 3)).astype(np.float32)
+    got = Winograd(geo, tile).forward(x, transform_filter(w, tile))
+    want = reference(x, w, geo)
+    # rounding of the transforms: F(4x4)'s matrices hold 1/6, 1/24 and 8
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=(1e-5 if tile == 2 else 5e-5) * c)
+
+
+@pytest.mark.parametrize("shape,filt,attrs,kind", [
+    ((1, 64, 56, 56), (64, 64, 1, 1), {}, Pointwise),
+    ((1, 64, 56, 56), (64, 64, 3, 3), {"paddings": [1, 1]}, Im2col),
+    ((1, 96, 56, 56), (96, 1, 3, 3), {"paddings": [1, 1], "groups": 96}, Direct),
+    ((1, 128, 8, 8), (128, 4, 3, 3), {"paddings": [1, 1], "groups": 32}, Im2col),
+])
+def test_the_kernel_is_chosen_per_layer_shape(shape, filt, attrs, kind):
+    geo = geometry("conv2d", shape, filt, tuple(attrs.get("strides", (1, 1))),
+                   tuple(attrs.get("paddings", (0, 0))), "EXPLICIT", (1, 1),
+                   attrs.get("groups", 1))
+    assert type(conv_kernel(geo)) is kind
+    assert conv_kernel(geo) is conv_kernel(geo)            # decided once per shape
+
+
+def test_winograd_is_chosen_where_it_pays():
+    def tile(size, channels=64):
+        return winograd_tile(_geo(1, channels, (size, size), channels, (3, 3), (1, 1), (1, 1),
+                                  (1, 1), 1))
+    assert tile(56) == 4 and tile(28) == 4          # large maps: F(4x4)
+    assert tile(14) == 2 and tile(8) == 2           # F(2x2)
+    assert tile(7) == 0 and tile(2) == 0            # 4 x 4 tiles on a 7 x 7 map waste work
+    assert tile(56, channels=8) == 0                # transforms cost more than they save
+    assert winograd_tile(_geo(1, 64, (28, 28), 64, (3, 3), (2, 2), (1, 1), (1, 1), 1)) == 0
+    geo = _geo(1, 64, (28, 28), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1)
+    assert isinstance(conv_kernel(geo, 4), Winograd) and conv_kernel(geo, 4).m == 4
+    assert isinstance(conv_kernel(_geo(1, 64, (7, 7), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+                                  4), Im2col)       # the transform held does not pay: im2col
+
+
+@pytest.mark.parametrize("op_type,x_shape,w_shape,attrs", [
+    ("conv2d", (2, 3, 9, 8), (4, 3, 3, 3), {"strides": [2, 1], "paddings": [1, 2]}),
+    ("conv2d", (1, 4, 6, 6), (6, 2, 1, 1), {"groups": 2, "strides": [2, 2]}),
+    ("depthwise_conv2d", (2, 3, 8, 8), (6, 1, 3, 3), {"groups": 3, "paddings": [1, 1],
+                                                      "dilations": [2, 1]}),
+    ("depthwise_conv2d", (1, 2, 22, 22), (2, 1, 3, 3), {"groups": 2, "paddings": [1, 1]}),
+])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_the_ops_match_the_reference_in_both_layouts(op_type, x_shape, w_shape, attrs, layout):
+    x = _rng.standard_normal(x_shape).astype(np.float32)
+    w = _rng.standard_normal(w_shape).astype(np.float32)
+    geo = geometry(op_type, x_shape, w_shape, tuple(attrs.get("strides", (1, 1))),
+                   tuple(attrs.get("paddings", (0, 0))), "EXPLICIT",
+                   tuple(attrs.get("dilations", (1, 1))), attrs.get("groups", 1))
+    feed = x.transpose(0, 2, 3, 1) if layout == "NHWC" else x
+    out = run_op(op_type, {"Input": feed, "Filter": w}, {**attrs, "data_format": layout})
+    got = out["Output"].transpose(0, 3, 1, 2) if layout == "NHWC" else out["Output"]
+    np.testing.assert_allclose(got, reference(x, w, geo), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_direct_accumulates_a_few_images_at_a_time(monkeypatch, channel_last):
+    from pyfluid.ops import depthwise
+    monkeypatch.setattr(depthwise, "ACCUMULATOR_VALUES", 1)     # one image per pass
+    geo = _geo(3, 4, (9, 9), 8, (3, 3), (2, 2), (1, 1), (1, 1), 4)
+    x = _rng.standard_normal((3, 4, 9, 9)).astype(np.float32)
+    w = _rng.standard_normal((8, 1, 3, 3)).astype(np.float32)
+    kernel = Direct(geo)
+    kernel.channel_last = channel_last
+    np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4, atol=1e-4)
