@@ -16,10 +16,16 @@ scale = register_op("scale", inputs=["X", "ScaleTensor?"], outputs=["Out"],
                     infer_shape=lambda x, scale_tensor=None, **_: x)
 
 
+_NEP50 = int(np.__version__.split(".")[0]) >= 2
+
+
 def _operand(value, dtype):
     """``value`` in ``dtype`` as an operand of an array of that dtype: a Python scalar, which
-    NumPy casts to the array's dtype (NEP 50) and handles faster than a NumPy scalar, unless
-    the value does not fit that kind (a fraction for an int array)."""
+    NumPy 2 casts to the array's dtype (NEP 50) and handles faster than a NumPy scalar, unless
+    the value does not fit that kind (a fraction for an int array). NumPy 1 promotes a 0-D
+    float32 array times a Python float to float64, so there the operand is a NumPy scalar."""
+    if not _NEP50:
+        return dtype.type(value)
     if dtype.kind == "f":
         return float(value)
     if dtype.kind in "iu" and float(value).is_integer():
