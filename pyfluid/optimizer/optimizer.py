@@ -15,8 +15,6 @@ accumulator; its output slot is ``<slot>Out``), ``_accumulator_init(param)`` and
 """
 from __future__ import annotations
 
-import functools
-
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
@@ -29,10 +27,10 @@ from ..framework import unique_name
 from ..framework.variable import Parameter, Variable
 from ..nn.clip import append_gradient_clip_ops
 from ..nn.initializer import Constant
-from ..ops.registry import ROLE_LRSCHED, ROLE_OPTIMIZE, get_op
+from ..ops.registry import ROLE_LRSCHED, ROLE_OPTIMIZE
 from ..ops.types import VarType
 from ..regularizer import L2Decay, WeightDecayRegularizer
-from . import param_groups
+from . import eager_step, param_groups
 from .lr import LRScheduler
 
 __all__ = ["Optimizer"]
@@ -262,62 +260,10 @@ class Optimizer:
 
     def step(self) -> None:
         """Update every eager parameter that has a gradient (same kernels as static mode)."""
-        if self._parameter_list is None:
-            raise RuntimeError(f"{type(self).__name__}.step() needs `parameters`: build the "
-                               "optimizer with parameters=model.parameters() in dygraph mode")
-        self._check_eager_grads(self._eager_params_grads())
-        for group in self._param_groups or [None]:
-            params = self._parameter_list if group is None else group["params"]
-            grad_clip = self._grad_clip if group is None else group.get("grad_clip",
-                                                                        self._grad_clip)
-            params_grads = [(p, p.grad) for p in params
-                            if not p.stop_gradient and p.grad is not None]
-            with param_groups.options(self, group):
-                self._step_group(params_grads, grad_clip)
+        eager_step.step(self)
 
     def _check_eager_grads(self, params_grads: list) -> None:
         """Refuse what Paddle's step() refuses (see Adam)."""
-
-    def _step_group(self, params_grads: list, grad_clip: Any) -> None:
-        if grad_clip is not None:
-            params_grads = grad_clip(params_grads)
-        lr = self.get_lr()
-        for param, grad in params_grads:
-            grad_array = grad._array if hasattr(grad, "_array") else np.asarray(grad)
-            regularizer = self._regularizer_of(param)
-            if regularizer is not None:
-                grad_array = grad_array + regularizer._numpy(param._array)
-            self._eager_update(param, grad_array, lr)
-
-    def _eager_update(self, param, grad: np.ndarray, lr: float | None = None) -> None:
-        """Update ``param`` and its accumulators in place (their buffers are the optimizer's
-        and the parameter's own, as in Paddle); the parameter's inplace version is bumped, so
-        a graph retained from before the step refuses to run backward again."""
-        prefix = f"{self._name}_" if self._name is not None else ""
-        name, array = param.name, param._array
-        accumulators = self._accumulators
-        if name not in self._eager_params:
-            self._eager_params.add(name)
-            dtype = np.float32 if array.dtype == np.float16 else array.dtype
-            for acc, fill, shape, _ in self._accumulator_init(param):
-                accumulators[prefix + acc][name] = np.full(
-                    array.shape if shape is None else shape, fill, dtype=dtype)
-        scale = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
-        values = {"Param": array, "Grad": grad, "LearningRate": np.array(
-            [(self.get_lr() if lr is None else lr) * scale], dtype=array.dtype)}
-        for slot, acc in self._accumulator_slots.items():
-            values[slot] = accumulators[prefix + acc][name]
-        kernel, in_slots, out_slots, defaults = _in_place_kernel(self.type)
-        attrs = self._op_attrs(param)
-        result = kernel(*[values.get(slot) for slot in in_slots],
-                        **{k: attrs.get(k, default) for k, default in defaults})
-        results = dict(zip(out_slots, result if len(out_slots) > 1 else (result,)))
-        if results["ParamOut"] is array:
-            param._bump_inplace_version()
-        else:
-            param._array = results["ParamOut"]
-        for slot, acc in self._accumulator_slots.items():
-            accumulators[prefix + acc][name] = results[f"{slot}Out"]
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Reset the gradients of the eager parameters (zeros, or None)."""
@@ -362,16 +308,6 @@ class Optimizer:
                     self._accumulators[key][param.name] = np.array(
                         value._array if hasattr(value, "_array") else value)
                     self._eager_params.add(param.name)
-
-
-@functools.lru_cache(maxsize=None)
-def _in_place_kernel(op_type: str) -> tuple:
-    """(kernel, input slots, output slots, (attr, default) pairs) of an update op: its
-    in-place kernel where it has one (it writes into the input buffers), else its kernel."""
-    opdef = get_op(op_type)
-    kernel = opdef.inplace_kernel or opdef.kernel
-    return (kernel, tuple(s.name for s in opdef.inputs), tuple(s.name for s in opdef.outputs),
-            tuple((k, opdef.attrs[k].default) for k in opdef.kernel_attrs))
 
 
 def _no_grad_set_names(no_grad_set: Iterable | None) -> set[str]:
