@@ -57,6 +57,12 @@ class _OpInfo:
             # The usual layout: saved values, then the one output's gradient.
             self.saved_then_dout = len(opdef.outputs) == 1 and [a[0] for a in args] == [
                 False] * (len(args) - 1) + [True]
+        # no duplicable slot and a derived grad op: the common case, on a shorter path
+        self.plain = self.grad_def is not None and not self.has_duplicable
+        self.single_diff = len(self.diff_slots) == 1
+        self.all_differentiable = len(self.diff_slots) == len(opdef.inputs)
+        self.takes_wanted = self.grad_def is not None and self.grad_def.takes_wanted
+        self.list_attrs = False         # some attribute value is a list (set at the first call)
         self._bound: dict = {}          # attrs key -> [kernel, kwargs, grad (kernel, kwargs)]
 
     def bound(self, attrs: dict) -> list:
@@ -66,11 +72,14 @@ class _OpInfo:
             found = self._bound.get(())
             if found is not None:
                 return found
-        try:
-            key = tuple(attrs.items())
-            found = self._bound.get(key)
-        except TypeError:                # list-valued attributes: hash them as tuples
-            key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())
+        if not self.list_attrs:
+            try:
+                key = tuple(attrs.items())
+                found = self._bound.get(key)
+            except TypeError:
+                self.list_attrs = True
+        if self.list_attrs:              # list-valued attributes: hash them as tuples
+            key = tuple([(k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()])
             try:
                 found = self._bound.get(key)
             except TypeError:            # still unhashable: no memo
@@ -145,6 +154,12 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
         if record:
             _record(info, attrs, entry, tensors, args, (result,), [out])
         return out
+    if info.plain and not info.single_output:       # several outputs, none duplicable
+        stop = not record
+        outs = tuple([None if v is None else Tensor._wrap(v, stop) for v in result])
+        if record:
+            _record(info, attrs, entry, tensors, args, result, outs)
+        return outs
     results = (result,) if info.single_output else result
     outs = []
     for value in results:
@@ -161,6 +176,9 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
 def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
             results: tuple, flat_outs: list) -> None:
     """Put an :class:`OpNode` for this call on the tape (``entry``: its ``bound`` memo)."""
+    if info.plain:
+        _record_plain(info, attrs, entry, tensors, args, results, flat_outs)
+        return
     edges = []
     for i in info.diff_slots:
         t = tensors[i]
@@ -209,6 +227,36 @@ def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args:
                 o._out_index = k
 
 
+def _record_plain(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
+                  results, flat_outs) -> None:
+    """``_record`` for an op without duplicable slots whose backward is its derived grad op."""
+    edges = []
+    for i in info.diff_slots:
+        t = tensors[i]
+        if t is None or t.stop_gradient:
+            edges.append(None)
+        else:
+            node = t._node
+            edges.append((node, t._out_index, None) if node is not None else (None, 0, t))
+    n_outputs = len(flat_outs)
+    node = OpNode(info, attrs, edges, n_outputs)
+    node.bound = entry
+    node.saved = [results[index] if is_output else args[index]
+                  for index, is_output in info.saved_values]
+    if info.saved_inputs:
+        node.versions = [(t, t._version) for t in [tensors[i] for i in info.saved_inputs]
+                         if t is not None]
+    if n_outputs == 1:
+        flat_outs[0]._node = node
+        return
+    node.out_meta = [(o._array.shape, o._array.dtype) if o is not None else None
+                     for o in flat_outs]
+    for k, o in enumerate(flat_outs):
+        if o is not None:
+            o._node = node
+            o._out_index = k
+
+
 class OpNode(Node):
     """The backward step of one recorded op."""
 
@@ -238,9 +286,22 @@ class OpNode(Node):
         self.versions = ()
 
     def apply(self, grads: list) -> list:
-        if self.versions:
-            self.check_versions()
+        for t, version in self.versions:
+            if t._version != version:
+                self.check_versions()
         info = self.info
+        if info.plain and info.saved_then_dout and self.n_outputs == 1:
+            entry = self.bound or info.bound(self.attrs)
+            kernel, kwargs = entry[2] or info.bound_grad(entry, self.attrs)
+            if info.takes_wanted:
+                kwargs = {**kwargs, "wanted": tuple([e is not None for e in self.edges])
+                          if info.all_differentiable else self.wanted()}
+            args = self.saved + grads
+            try:
+                result = kernel(*args, **kwargs)
+            except Exception as exc:
+                raise _explain(info.grad_def.type, info.grad_def.inputs, args, exc) from exc
+            return [result] if info.single_diff else list(result)
         if info.grad_def is None:
             return apply_grad_specs(self, grads, graph=False)
         if info.dup_outputs and info.grad_def is not None:

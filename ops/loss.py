@@ -83,7 +83,7 @@ def swce_kernel(logits, label, *, soft_label, use_softmax, ignore_index, axis):
         total = axis_reduce(e, np.add, ax)
         index, keep = _hard_label_index(label, ignore_index, logits.shape[ax])
         loss = np.log(total) - _pick(shifted, index, ax)
-        if not keep.all():
+        if keep is not np.True_ and not keep.all():     # np.True_: every label counts
             loss = np.where(keep, loss, loss.dtype.type(0))
         return np.divide(e, total, out=e), loss.astype(logits.dtype, copy=False)
     if use_softmax:
@@ -112,7 +112,7 @@ def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, a
         return -dloss * target / softmax, None
     if use_softmax:
         index, keep = _hard_label_index(label, ignore_index, softmax.shape[ax])
-        scale = dloss * keep if not keep.all() else dloss
+        scale = dloss * keep if keep is not np.True_ and not keep.all() else dloss
         grad = softmax * scale
         if grad.ndim == 2 and ax == 1:
             rows = np.arange(len(grad))
