@@ -138,11 +138,11 @@ def _seed(t: Tensor, grad: Any, create_graph: bool = False):
 
 
 def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool,
-               captures: dict | None = None, blocked: set | None = None,
-               create_graph: bool = False) -> None:
-    """The reverse sweep. ``captures`` (for ``grad()``) maps ``(node, index)`` or a leaf's id
-    to a result slot and stops leaf accumulation; ``blocked`` keys get no gradient. With
-    ``create_graph`` the seeds and gradients are Tensors and nodes run ``apply_graph``."""
+               captures: dict, blocked: set | None = None, create_graph: bool = False) -> None:
+    """The reverse sweep of ``grad()`` (``_sweep`` is backward()'s). ``captures`` maps
+    ``(node, index)`` or a leaf's id to a result slot (leaves do not accumulate); ``blocked``
+    keys get no gradient. With ``create_graph`` the seeds and gradients are Tensors and nodes
+    run ``apply_graph``."""
     buffers: dict[Node, list] = {}
     pending: list = []                       # heap of (-seq, node) with a gradient buffer
     for t, g in zip(roots, seeds):
@@ -153,19 +153,13 @@ def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool
         if node not in buffers:
             heapq.heappush(pending, (-node.seq, node))
         _add(buffers, node, t._out_index, g)
-    plain = captures is None and not blocked          # backward(): leaves accumulate
     while pending:
         node = heapq.heappop(pending)[1]
-        grads = buffers.pop(node)
-        if not plain:
-            grads = _capture(node, grads, captures, blocked)
-            if grads is None:
-                continue
+        grads = _capture(node, buffers.pop(node), captures, blocked)
+        if grads is None:
+            continue
         if node.released:
-            raise RuntimeError(
-                f"Trying to run backward of {node.name} a second time: its saved values "
-                "were released by the first backward. Pass retain_graph=True to the first "
-                "backward() / paddle.grad() call to keep them.")
+            _raise_released(node)
         results = node.apply_graph(grads) if create_graph else node.apply(grads)
         edges = node.edges
         if len(results) != len(edges):
@@ -176,14 +170,9 @@ def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool
                 continue
             child = edge[0]
             if child is None:
-                if plain:
-                    accumulate_leaf(edge[2], g)
-                    if _LEAF_HOOKS:
-                        _leaf_accumulated(edge[2])
-                else:
-                    _deliver_leaf(edge[2], g, captures, blocked)
+                _deliver_leaf(edge[2], g, captures, blocked)
                 continue
-            slots = buffers.get(child)                 # _add, inlined (the hot path)
+            slots = buffers.get(child)
             if slots is None:
                 slots = buffers[child] = [None] * child.n_outputs
                 heapq.heappush(pending, (-child.seq, child))
@@ -193,12 +182,11 @@ def _run_graph(roots: Sequence[Tensor], seeds: Sequence[Any], retain_graph: bool
             node.release()
 
 
-def _capture(node: Node, grads: list, captures: dict | None, blocked: set | None):
+def _capture(node: Node, grads: list, captures: dict, blocked: set | None):
     """Record the gradients ``grad()`` asked for; drop blocked ones (None: none is left)."""
-    if captures is not None:
-        for i, g in enumerate(grads):
-            if g is not None and (node, i) in captures:
-                captures[(node, i)] = g
+    for i, g in enumerate(grads):
+        if g is not None and (node, i) in captures:
+            captures[(node, i)] = g
     if blocked:
         grads = [None if (node, i) in blocked else g for i, g in enumerate(grads)]
         if all(g is None for g in grads):
@@ -213,12 +201,10 @@ def _add(buffers: dict, node: Node, index: int, g: np.ndarray) -> None:
     slots[index] = g if slots[index] is None else slots[index] + g
 
 
-def _deliver_leaf(t: Tensor, g: np.ndarray, captures: dict | None, blocked: set | None) -> None:
+def _deliver_leaf(t: Tensor, g: np.ndarray, captures: dict, blocked: set | None) -> None:
     if blocked and id(t) in blocked:
         return
-    if captures is None:
-        accumulate_leaf(t, g)
-    elif id(t) in captures:
+    if id(t) in captures:
         old = captures[id(t)]
         captures[id(t)] = g if old is None else old + g
 
@@ -233,9 +219,58 @@ def backward(tensors: Sequence[Tensor], grad_tensors: Sequence[Any] | None = Non
                          f"length of tensors ({len(tensors)})")
     pairs = [(t, _seed(t, g)) for t, g in zip(tensors, grad_tensors) if not t.stop_gradient]
     if pairs:
-        _run_graph([t for t, _ in pairs], [g for _, g in pairs], retain_graph)
+        _sweep(pairs, retain_graph)
         for hook in list(_FINAL_HOOKS):
             hook()
+
+
+def _sweep(pairs: list, retain_graph: bool) -> None:
+    """``_run_graph`` for backward(): array gradients, every leaf accumulates (the hot path
+    of an eager training step, so written out on its own)."""
+    buffers: dict[Node, list] = {}
+    pending: list = []
+    for t, g in pairs:
+        if t._node is None:
+            accumulate_leaf(t, g)
+            continue
+        if t._node not in buffers:
+            heapq.heappush(pending, (-t._node.seq, t._node))
+        _add(buffers, t._node, t._out_index, g)
+    pop, push, hooks = heapq.heappop, heapq.heappush, _LEAF_HOOKS
+    while pending:
+        node = pop(pending)[1]
+        grads = buffers.pop(node)
+        if node.released:
+            _raise_released(node)
+        results = node.apply(grads)
+        edges = node.edges
+        if len(results) != len(edges):
+            raise RuntimeError(f"backward of {node.name} returned {len(results)} gradients "
+                               f"for {len(edges)} inputs")
+        for edge, g in zip(edges, results):
+            if g is None or edge is None:
+                continue
+            child = edge[0]
+            if child is None:
+                accumulate_leaf(edge[2], g)
+                if hooks:
+                    _leaf_accumulated(edge[2])
+                continue
+            slots = buffers.get(child)
+            if slots is None:
+                slots = buffers[child] = [None] * child.n_outputs
+                push(pending, (-child.seq, child))
+            index = edge[1]
+            slots[index] = g if slots[index] is None else slots[index] + g
+        if not retain_graph:
+            node.release()
+
+
+def _raise_released(node: Node) -> None:
+    raise RuntimeError(
+        f"Trying to run backward of {node.name} a second time: its saved values "
+        "were released by the first backward. Pass retain_graph=True to the first "
+        "backward() / paddle.grad() call to keep them.")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,

@@ -230,7 +230,7 @@ def is_zeros_view(array: np.ndarray) -> bool:
 class EagerParameter(Tensor):
     """A trainable eager tensor owned by a Layer (Paddle's ``EagerParamBase``)."""
 
-    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
+    __slots__ = ("_trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
                  "sparse_grad")
 
     def __init__(self, value: Any, dtype: Any = None, name: str | None = None,
@@ -246,10 +246,14 @@ class EagerParameter(Tensor):
         self.sparse_grad = False        # read by a sparse embedding (Paddle: SelectedRows grad)
         self.persistable = True
 
-    def __setattr__(self, key: str, value: Any) -> None:
-        object.__setattr__(self, key, value)
-        if key == "trainable":
-            object.__setattr__(self, "stop_gradient", not value)
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = value
+        self.stop_gradient = not value
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + format_tensor(self)
