@@ -8,6 +8,7 @@ numbers are those of one update op per parameter, bit for bit."""
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ def update_group(opt: Any, params_grads: list, grad_clip: Any) -> None:
     if grad_clip is not None:
         params_grads = grad_clip(params_grads)
     lr = opt.get_lr()
-    kernel, sources, single, param_out, acc_outs, defaults = _layout(
+    kernel, pick, single, param_out, acc_outs, defaults = _layout(
         opt.type, tuple(opt._accumulator_slots))
     prefix = f"{opt._name}_" if opt._name is not None else ""
     stores = [opt._accumulators[prefix + acc] for acc in opt._accumulator_slots.values()]
@@ -58,14 +59,17 @@ def update_group(opt: Any, params_grads: list, grad_clip: Any) -> None:
         rate = lr_arrays.get((scale, array.dtype))
         if rate is None:
             rate = lr_arrays[(scale, array.dtype)] = np.array([lr * scale], dtype=array.dtype)
-        known = (array, grad_array, rate, None)
-        args = [known[s] if s < _ACC else stores[s - _ACC][name] for s in sources]
-        attrs = opt._op_attrs(param)
-        result = kernel(*args, **{k: attrs.get(k, default) for k, default in defaults})
+        values = (array, grad_array, rate, None, *[store[name] for store in stores]) \
+            if stores else (array, grad_array, rate, None)
+        if defaults:
+            attrs = opt._op_attrs(param)
+            result = kernel(*pick(values), **{k: attrs.get(k, d) for k, d in defaults})
+        else:
+            result = kernel(*pick(values))
         if single:
             result = (result,)
         if result[param_out] is array:
-            param._bump_inplace_version()
+            param._version += 1                 # updated in place: bump its inplace version
         else:
             param._array = result[param_out]
         for store, index in zip(stores, acc_outs):
@@ -84,7 +88,8 @@ def _create_accumulators(opt: Any, param: Any, prefix: str) -> None:
 
 @functools.lru_cache(maxsize=None)
 def _layout(op_type: str, accumulator_slots: tuple) -> tuple:
-    """(kernel, per input slot its source, whether it has one output, ParamOut's output index,
+    """(kernel, the picker of its arguments from (param, grad, learning rate, None,
+    accumulators...), whether it has one output, ParamOut's output index,
     per accumulator its output index, (attr, default) pairs) of an update op: its in-place
     kernel where it has one (it writes into the input buffers), else its kernel."""
     opdef = get_op(op_type)
@@ -96,4 +101,5 @@ def _layout(op_type: str, accumulator_slots: tuple) -> tuple:
     outs = [s.name for s in opdef.outputs]
     acc_outs = tuple(outs.index(f"{slot}Out") for slot in accumulator_slots)
     defaults = tuple((k, opdef.attrs[k].default) for k in opdef.kernel_attrs)
-    return kernel, sources, len(outs) == 1, outs.index("ParamOut"), acc_outs, defaults
+    pick = operator.itemgetter(*sources)        # update ops have several inputs: a tuple
+    return kernel, pick, len(outs) == 1, outs.index("ParamOut"), acc_outs, defaults
