@@ -11,102 +11,18 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.registry import GRAD_SUFFIX, get_op
+from .op_info import OpInfo
 from .tape import NODE_NUMBERS, Node, edge_of
 from .grad_mode import _GradMode
 from .tensor import Tensor
 
-
-class _OpInfo:
-    """What eager mode needs to know about one op type, computed once."""
-
-    def __init__(self, op_type: str):
-        self.opdef = opdef = get_op(op_type)
-        self.inputs = opdef.inputs
-        self.slots = tuple((s.name, s.dispensable, s.duplicable) for s in opdef.inputs)
-        self.single_output = len(opdef.outputs) == 1
-        # A rule makes an op differentiable; grad ops get one from ops/double_grad.py.
-        self.differentiable = opdef.grad_fn is not None or opdef.grad_maker is not None
-        self.diff_slots = tuple(i for i, s in enumerate(opdef.inputs) if s.name not in opdef.no_grad)
-        self.has_duplicable = any(s.duplicable for s in opdef.inputs) or any(
-            s.duplicable for s in opdef.outputs)
-        # a grad rule reading a duplicable output's gradient gets it as a list (rnn's State)
-        self.dup_outputs = any(s.duplicable for s in opdef.outputs)
-        self.grad_def = None
-        self.saved_then_dout = False
-        self.grad_args: tuple = ()      # per grad-op input: (is_dout, forward index, is_output)
-        self.saved_values: tuple = ()   # what a node keeps: (forward index, is_output)
-        self.saved_inputs: tuple = ()   # forward input slots among them (version-checked)
-        if opdef.grad_fn is not None and opdef.grad_maker is None:
-            self.grad_def = get_op(opdef.grad_op_type)
-            out_pos = {s.name: i for i, s in enumerate(opdef.outputs)}
-            in_pos = {s.name: i for i, s in enumerate(opdef.inputs)}
-            args = []
-            for slot in self.grad_def.inputs:
-                if slot.name.endswith(GRAD_SUFFIX):
-                    args.append((True, out_pos[slot.name[:-len(GRAD_SUFFIX)]], True))
-                elif slot.name in in_pos:
-                    args.append((False, in_pos[slot.name], False))
-                else:
-                    args.append((False, out_pos[slot.name], True))
-            self.grad_args = tuple(args)
-            self.saved_values = tuple((index, is_output)
-                                      for is_dout, index, is_output in args if not is_dout)
-            self.saved_inputs = tuple(index for index, is_output in self.saved_values
-                                      if not is_output)
-            # The usual layout: saved values, then the one output's gradient.
-            self.saved_then_dout = len(opdef.outputs) == 1 and [a[0] for a in args] == [
-                False] * (len(args) - 1) + [True]
-        # no duplicable slot and a derived grad op: the common case, on a shorter path
-        self.plain = self.grad_def is not None and not self.has_duplicable
-        self.single_diff = len(self.diff_slots) == 1
-        self.all_differentiable = len(self.diff_slots) == len(opdef.inputs)
-        self.takes_wanted = self.grad_def is not None and self.grad_def.takes_wanted
-        self.list_attrs = False         # some attribute value is a list (set at the first call)
-        self._bound: dict = {}          # attrs key -> [kernel, kwargs, grad (kernel, kwargs)]
-
-    def bound(self, attrs: dict) -> list:
-        """``[kernel, kwargs, None]``: ``OpDef.bound_kernel`` of the op, memoized by attribute
-        values; the third entry caches the grad op's (``bound_grad``)."""
-        if not attrs:
-            found = self._bound.get(())
-            if found is not None:
-                return found
-        if not self.list_attrs:
-            try:
-                key = tuple(attrs.items())
-                found = self._bound.get(key)
-            except TypeError:
-                self.list_attrs = True
-        if self.list_attrs:              # list-valued attributes: hash them as tuples
-            key = tuple([(k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()])
-            try:
-                found = self._bound.get(key)
-            except TypeError:            # still unhashable: no memo
-                key, found = None, None
-        if found is None:
-            found = [*self.opdef.bound_kernel(attrs), None]
-            if key is not None:
-                if len(self._bound) >= _MAX_BOUND:
-                    self._bound.clear()
-                self._bound[key] = found
-        return found
-
-    def bound_grad(self, entry: list, attrs: dict) -> tuple:
-        """The grad op's ``(kernel, kwargs)`` for the attrs of a ``bound`` entry."""
-        if entry[2] is None:
-            entry[2] = self.grad_def.bound_kernel(attrs)
-        return entry[2]
+_INFO: dict[str, OpInfo] = {}      # op type -> OpInfo, built at the type's first run
 
 
-_INFO: dict[str, _OpInfo] = {}
-_MAX_BOUND = 256        # memoized attribute sets per op type (scalars vary: keep it bounded)
-
-
-def _info(op_type: str) -> _OpInfo:
+def _info(op_type: str) -> OpInfo:
     info = _INFO.get(op_type)
     if info is None:
-        info = _INFO[op_type] = _OpInfo(op_type)
+        info = _INFO[op_type] = OpInfo(op_type)
     return info
 
 
@@ -152,13 +68,14 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
     if info.single_output and not isinstance(result, list):
         out = Tensor._wrap(result, not record)
         if record:
-            _record(info, attrs, entry, tensors, args, (result,), [out])
+            (_record_plain if info.plain else _record)(info, attrs, entry, tensors, args,
+                                                       (result,), [out])
         return out
     if info.plain and not info.single_output:       # several outputs, none duplicable
         stop = not record
         outs = tuple([None if v is None else Tensor._wrap(v, stop) for v in result])
         if record:
-            _record(info, attrs, entry, tensors, args, result, outs)
+            _record_plain(info, attrs, entry, tensors, args, result, outs)
         return outs
     results = (result,) if info.single_output else result
     outs = []
@@ -173,7 +90,7 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
     return outs[0] if info.single_output else tuple(outs)
 
 
-def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
+def _record(info: OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
             results: tuple, flat_outs: list) -> None:
     """Put an :class:`OpNode` for this call on the tape (``entry``: its ``bound`` memo)."""
     if info.plain:
@@ -227,7 +144,7 @@ def _record(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args:
                 o._out_index = k
 
 
-def _record_plain(info: _OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
+def _record_plain(info: OpInfo, attrs: dict, entry: list | None, tensors: list, args: list,
                   results, flat_outs) -> None:
     """``_record`` for an op without duplicable slots whose backward is its derived grad op."""
     edges = []
@@ -263,14 +180,14 @@ class OpNode(Node):
     __slots__ = ("info", "attrs", "bound", "saved", "versions", "out_meta", "layout",
                  "out_layout")
 
-    def __init__(self, info: _OpInfo, attrs: dict, edges: list, n_outputs: int):
+    def __init__(self, info: OpInfo, attrs: dict, edges: list, n_outputs: int):
         self.edges = edges
         self.n_outputs = n_outputs
         self.released = False
         self.seq = next(NODE_NUMBERS)
         self.info = info
         self.attrs = attrs
-        self.bound = None     # the op's ``_OpInfo.bound`` entry (caches the grad kernel)
+        self.bound = None     # the op's ``OpInfo.bound`` entry (caches the grad kernel)
         self.versions = ()
         self.out_meta = None
         self.layout = ()      # per differentiable slot: tensor count if duplicable, else -1

@@ -138,8 +138,7 @@ class Tensor(OperatorMethods):
     def backward(self, grad_tensor: "Tensor | None" = None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into the ``grad`` of every leaf that needs it. The
         initial gradient is ``grad_tensor`` or ones shaped like this tensor."""
-        from .tape import backward
-        backward([self], [grad_tensor], retain_graph=retain_graph)
+        _backward([self], [grad_tensor], retain_graph=retain_graph)
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
         """Zero ``grad`` in place (``set_to_zero=True``, Paddle's default) or drop it."""
@@ -275,3 +274,4 @@ def _run(op_type: str, inputs: dict, attrs: dict | None = None):
 
 
 from .run import run_op  # noqa: E402  (run.py builds on the Tensor defined above)
+from .tape import backward as _backward  # noqa: E402  (loaded by run.py)

@@ -67,6 +67,25 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
 
 
+@fc.def_specialize
+def fc_plain(*, in_num_col_dims, activation_type, padding_weights):
+    """``Input @ W + Bias`` for a 2-D Input (``nn.Linear`` run eagerly): fc_kernel's
+    arithmetic without its attribute checks on every call."""
+    if in_num_col_dims != 1 or activation_type or padding_weights:
+        return None
+    return _fc_2d
+
+
+def _fc_2d(x, w, bias):
+    if x.ndim != 2:
+        return fc_kernel(x, w, bias, in_num_col_dims=1, activation_type="",
+                         padding_weights=False)
+    out = x @ w
+    if bias is not None:
+        out += bias.reshape(-1)
+    return out
+
+
 @fc.def_grad(exact=True)
 def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_weights,
             wanted=(True, True, True)):

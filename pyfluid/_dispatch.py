@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .engine.run import run_op
-from .engine.tensor import Tensor
+from .engine.tensor import EagerParameter, Tensor
 from .framework.context import in_dynamic_mode
 from .framework.layer_helper import LayerHelper
 from .framework.op_append import append_simple_op
@@ -15,8 +15,13 @@ from .ops import get_op
 TENSOR_TYPES = (Variable, Tensor)
 
 
+_EAGER_VALUES = frozenset((Tensor, EagerParameter, type(None)))
+
+
 def _has_static(inputs: dict) -> bool:
     for value in inputs.values():
+        if value.__class__ in _EAGER_VALUES:
+            continue
         if isinstance(value, Variable):
             return True
         if isinstance(value, (list, tuple)) and any(isinstance(v, Variable) for v in value):
