@@ -124,7 +124,8 @@ def _seed(t: Tensor, grad: Any, create_graph: bool = False):
     """The initial gradient of ``t``: an array, or a Tensor (kept on the tape) when
     ``create_graph``."""
     if grad is None:
-        ones = np.ones_like(t._array)
+        array = t._array
+        ones = np.ones((), array.dtype) if array.ndim == 0 else np.ones_like(array)
         return Tensor._wrap(ones) if create_graph else ones
     array = grad._array if isinstance(grad, Tensor) else np.asarray(grad)
     if array.shape != t._array.shape:

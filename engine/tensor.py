@@ -142,10 +142,13 @@ class Tensor(OperatorMethods):
 
     def clear_gradient(self, set_to_zero: bool = True) -> None:
         """Zero ``grad`` in place (``set_to_zero=True``, Paddle's default) or drop it."""
-        if self.grad is None:
+        grad = self.grad
+        if grad is None:
             return
         if set_to_zero:
-            self.grad._array = zeros_view(self.grad._array.shape, self.grad._array.dtype)
+            array = grad._array
+            view = _ZERO_VIEWS.get((array.shape, array.dtype))
+            grad._array = view if view is not None else zeros_view(array.shape, array.dtype)
         else:
             self.grad = None
 

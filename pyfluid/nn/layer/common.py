@@ -22,7 +22,9 @@ class Linear(Layer):
         self.name = name
 
     def forward(self, x):
-        return F.linear(x, self.weight, self.bias)
+        params = self._parameters    # what self.weight would find, without a failed lookup first
+        return F.linear(x, params["weight"] if "weight" in params else self.weight,
+                        params["bias"] if "bias" in params else self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.weight.shape[0]}, out_features={self.weight.shape[1]}"

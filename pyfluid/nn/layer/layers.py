@@ -48,8 +48,10 @@ class Layer:
         for store in (self._parameters, self._sub_layers, self._buffers):
             store.pop(name, None)
         if isinstance(value, (EagerParameter, Parameter)):
+            self.__dict__.pop(name, None)       # as Paddle: the stores are the only home
             self._parameters[name] = value
         elif isinstance(value, Layer):
+            self.__dict__.pop(name, None)
             self._sub_layers[name] = value
         else:
             object.__setattr__(self, name, value)
