@@ -53,10 +53,21 @@ def swce_shape(logits: Meta, label: Meta, *, soft_label, axis, **_):
     return logits, Meta(loss_shape, logits.dtype)
 
 
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _all_in_range(label, depth) -> bool:
+    """Whether every label is in [0, depth): for signed integers one pass over the values
+    read as unsigned (a negative one reads as a huge one)."""
+    if label.dtype.kind == "i":
+        return np.maximum.reduce(label.view(_UNSIGNED[label.dtype.itemsize]), axis=None) < depth
+    return 0 <= label.min() and label.max() < depth
+
+
 def _hard_label_index(label, ignore_index, depth):
     """Class indices of ``label`` (ignored ones replaced by 0) and the mask of samples that
     count; raises for an index out of range."""
-    if label.size and 0 <= label.min() and label.max() < depth and not 0 <= ignore_index < depth:
+    if label.size and not 0 <= ignore_index < depth and _all_in_range(label, depth):
         return label.astype(np.intp, copy=False), np.True_     # all valid, none ignored
     keep = label != ignore_index
     safe = np.where(keep, label, 0) if not keep.all() else label
