@@ -62,7 +62,9 @@ def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
 @reduce_mean.def_grad(exact=True, shape_only=("x",), never_raises=True)
 def reduce_mean_grad(x, dout, *, dim, keep_dim, reduce_all):
     if dout.size == 1:                      # a mean over everything (the usual loss)
-        return np.full(x.shape, dout.reshape(()) / x.dtype.type(max(x.size, 1)), x.dtype)
+        grad = np.empty(x.shape, x.dtype)   # np.full's two steps without its wrapper
+        grad.fill(dout.reshape(()) / x.dtype.type(max(x.size, 1)))
+        return grad
     count = x.size // max(math.prod(dout.shape), 1) if x.size else 1
     return _expand_back(dout, x.shape, dim, keep_dim, reduce_all) / x.dtype.type(count)
 
