@@ -4,9 +4,22 @@ bound kernels memoized per attribute values (``OpDef.bound_kernel``, specialized
 declares ``def_specialize``)."""
 from __future__ import annotations
 
+import operator
+from typing import Callable
+
 from ..ops.registry import GRAD_SUFFIX, get_op
 
 _MAX_BOUND = 256        # memoized attribute sets per op type (scalars vary: keep it bounded)
+
+
+def _picker(indices) -> Callable:
+    """``values -> tuple(values[i] for i in indices)``, in C where there are several."""
+    if len(indices) > 1:
+        return operator.itemgetter(*indices)
+    if indices:
+        index = indices[0]
+        return lambda values: (values[index],)
+    return lambda values: ()
 
 
 class OpInfo:
@@ -46,6 +59,11 @@ class OpInfo:
                                       for is_dout, index, is_output in args if not is_dout)
             self.saved_inputs = tuple(index for index, is_output in self.saved_values
                                       if not is_output)
+            # the saved values from (*args, *results); the saved input tensors from tensors
+            n_in = len(opdef.inputs)
+            self.pick_saved = _picker([index + n_in if is_output else index
+                                       for index, is_output in self.saved_values])
+            self.pick_saved_inputs = _picker(self.saved_inputs)
             # The usual layout: saved values, then the one output's gradient.
             self.saved_then_dout = len(opdef.outputs) == 1 and [a[0] for a in args] == [
                 False] * (len(args) - 1) + [True]

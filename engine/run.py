@@ -158,10 +158,9 @@ def _record_plain(info: OpInfo, attrs: dict, entry: list | None, tensors: list, 
     n_outputs = len(flat_outs)
     node = OpNode(info, attrs, edges, n_outputs)
     node.bound = entry
-    node.saved = [results[index] if is_output else args[index]
-                  for index, is_output in info.saved_values]
+    node.saved = info.pick_saved((*args, *results))
     if info.saved_inputs:
-        node.versions = [(t, t._version) for t in [tensors[i] for i in info.saved_inputs]
+        node.versions = [(t, t._version) for t in info.pick_saved_inputs(tensors)
                          if t is not None]
     if n_outputs == 1:
         flat_outs[0]._node = node
@@ -213,7 +212,7 @@ class OpNode(Node):
             if info.takes_wanted:
                 kwargs = {**kwargs, "wanted": tuple([e is not None for e in self.edges])
                           if info.all_differentiable else self.wanted()}
-            args = self.saved + grads
+            args = (*self.saved, *grads)
             try:
                 result = kernel(*args, **kwargs)
             except Exception as exc:

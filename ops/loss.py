@@ -78,10 +78,20 @@ def _hard_label_index(label, ignore_index, depth):
     return safe.astype(np.intp, copy=False), keep
 
 
+def _flat_rows(values, index, ax):
+    """For a C-contiguous 2-D ``values`` and classes on axis 1: the positions of each row's
+    class ``index`` in ``values.reshape(-1)`` (one flat gather or scatter is cheaper than
+    indexing by (rows, columns)); None otherwise."""
+    if values.ndim == 2 and ax == 1 and values.shape[1] and values.flags.c_contiguous:
+        return np.arange(0, values.size, values.shape[1]) + index[:, 0]
+    return None
+
+
 def _pick(values, index, ax):
     """``values`` at the class ``index`` along ``ax`` (index has size 1 on that axis)."""
-    if values.ndim == 2 and ax == 1:
-        return values[np.arange(len(values)), index[:, 0]][:, None]
+    flat = _flat_rows(values, index, ax)
+    if flat is not None:
+        return values.reshape(-1)[flat][:, None]
     return np.take_along_axis(values, index, axis=ax)
 
 
@@ -125,9 +135,11 @@ def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, a
         index, keep = _hard_label_index(label, ignore_index, softmax.shape[ax])
         scale = dloss * keep if keep is not np.True_ and not keep.all() else dloss
         grad = softmax * scale
-        if grad.ndim == 2 and ax == 1:
-            rows = np.arange(len(grad))
-            grad[rows, index[:, 0]] -= scale[:, 0] if scale.ndim else scale
+        flat = _flat_rows(grad, index, ax)
+        if flat is not None:
+            grad.reshape(-1)[flat] -= scale[:, 0] if scale.ndim else scale
+        elif grad.ndim == 2 and ax == 1:
+            grad[np.arange(len(grad)), index[:, 0]] -= scale[:, 0] if scale.ndim else scale
         else:
             np.put_along_axis(grad, index, np.take_along_axis(grad, index, axis=ax) - scale,
                               axis=ax)

@@ -55,7 +55,8 @@ def update_group(opt: Any, params_grads: list, grad_clip: Any) -> None:
         name, array = param.name, param._array
         if name not in opt._eager_params:
             _create_accumulators(opt, param, prefix)
-        scale = getattr(param, "optimize_attr", {}).get("learning_rate", 1.0)
+        options = getattr(param, "optimize_attr", None)
+        scale = 1.0 if options is None else options.get("learning_rate", 1.0)
         rate = lr_arrays.get((scale, array.dtype))
         if rate is None:
             rate = lr_arrays[(scale, array.dtype)] = np.array([lr * scale], dtype=array.dtype)
