@@ -72,6 +72,7 @@ class OpInfo:
         self.single_diff = len(self.diff_slots) == 1
         self.all_differentiable = len(self.diff_slots) == len(opdef.inputs)
         self.takes_wanted = self.grad_def is not None and self.grad_def.takes_wanted
+        self.run = None                 # straight-line run_op for this type (fast_run.py)
         self.list_attrs = False         # some attribute value is a list (set at the first call)
         self._bound: dict = {}          # attrs key -> [kernel, kwargs, grad (kernel, kwargs)]
 

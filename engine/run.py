@@ -23,6 +23,7 @@ def _info(op_type: str) -> OpInfo:
     info = _INFO.get(op_type)
     if info is None:
         info = _INFO[op_type] = OpInfo(op_type)
+        info.run = compile_run(info)
     return info
 
 
@@ -36,6 +37,8 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
     info = _INFO.get(op_type) or _info(op_type)
     if attrs is None:
         attrs = {}
+    if info.run is not None:      # no duplicable input: the op's own straight-line code
+        return info.run(inputs, attrs)
     tensors: list = []            # per input slot: Tensor, list of Tensors, or None
     args: list = []
     needs_grad = False
@@ -64,7 +67,14 @@ def run_op(op_type: str, inputs: dict, attrs: dict | None = None):
         result = entry[0](*args, **entry[1])
     except Exception as exc:
         raise _explain(op_type, info.inputs, args, exc) from exc
-    record = needs_grad and info.differentiable and _GradMode.enabled
+    return _outputs(info, attrs, entry, tensors, args, result,
+                    needs_grad and info.differentiable and _GradMode.enabled)
+
+
+def _outputs(info: OpInfo, attrs: dict, entry: list, tensors: list, args: list, result,
+             record: bool):
+    """The op's result as Tensors (recorded on the tape when ``record``), as ``run_op``
+    returns them."""
     if info.single_output and not isinstance(result, list):
         out = Tensor._wrap(result, not record)
         if record:
@@ -325,6 +335,7 @@ def _explain(op_type: str, slots: tuple, args: list, exc: Exception) -> Exceptio
         return exc
 
 
-# backward helpers built on the classes above
+# backward helpers and the per-op-type runners, built on the classes above
+from .fast_run import compile_run  # noqa: E402
 from .grad_specs import apply_grad_specs  # noqa: E402
 from .higher_order import run_grad_op_on_tape  # noqa: E402
