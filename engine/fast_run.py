@@ -44,13 +44,21 @@ def compile_run(info: OpInfo) -> Callable | None:
                   f"        return _outputs(info, attrs, entry, [{tensors}], args, result, record)",
                   "    out = Tensor._wrap(result, not record)",
                   "    if record:",
-                  f"        node = OpNode(info, attrs, [{', '.join(_edges(info))}], 1)",
-                  "        node.bound = entry",
-                  f"        node.saved = ({''.join(s + ', ' for s in _saved(info))})"]
-        if info.saved_inputs:
-            lines.append(f"        node.versions = {_versions(info)}")
-        lines += ["        out._node = node",
+                  *_node_lines(info, "1", "result"),
+                  "        out._node = node",
                   "    return out"]
+    elif info.plain:                    # several outputs, none duplicable
+        lines += ["    stop = not record",
+                  "    outs = tuple([None if v is None else Tensor._wrap(v, stop) for v in result])",
+                  "    if record:",
+                  *_node_lines(info, "len(outs)", "result[{}]"),
+                  "        node.out_meta = [None if o is None else (o._array.shape, o._array.dtype)",
+                  "                         for o in outs]",
+                  "        for k, o in enumerate(outs):",
+                  "            if o is not None:",
+                  "                o._node = node",
+                  "                o._out_index = k",
+                  "    return outs"]
     else:
         lines.append(f"    return _outputs(info, attrs, entry, [{tensors}], args, result, record)")
     namespace = {"Tensor": Tensor, "OpNode": OpNode, "_GradMode": _GradMode, "info": info,
@@ -94,9 +102,17 @@ def _edges(info: OpInfo) -> list:
     return edges
 
 
-def _saved(info: OpInfo) -> list:
-    return ["result" if is_output else f"args[{index}]"
-            for index, is_output in info.saved_values]
+def _node_lines(info: OpInfo, n_outputs: str, output: str) -> list:
+    """The tape node of a call (as ``run._record_plain`` builds it); ``output`` formats
+    the expression of output ``k``."""
+    saved = "".join((output.format(index) if is_output else f"args[{index}]") + ", "
+                    for index, is_output in info.saved_values)
+    lines = [f"        node = OpNode(info, attrs, [{', '.join(_edges(info))}], {n_outputs})",
+             "        node.bound = entry",
+             f"        node.saved = ({saved})"]
+    if info.saved_inputs:
+        lines.append(f"        node.versions = {_versions(info)}")
+    return lines
 
 
 def _versions(info: OpInfo) -> str:
