@@ -125,7 +125,7 @@ def _seed(t: Tensor, grad: Any, create_graph: bool = False):
     ``create_graph``."""
     if grad is None:
         array = t._array
-        ones = np.ones((), array.dtype) if array.ndim == 0 else np.ones_like(array)
+        ones = np.array(1, array.dtype) if array.ndim == 0 else np.ones_like(array)
         return Tensor._wrap(ones) if create_graph else ones
     array = grad._array if isinstance(grad, Tensor) else np.asarray(grad)
     if array.shape != t._array.shape:

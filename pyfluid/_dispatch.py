@@ -38,7 +38,7 @@ def apply_op(op_type: str, inputs: dict, attrs: dict | None = None, name: str | 
              outputs: dict | None = None, layer: str | None = None) -> Any:
     """Append ``op_type`` (static inputs or static mode) or run it eagerly. ``layer`` is the
     LayerHelper name Paddle's API uses for temporaries (``sum`` for ``paddle.sum``)."""
-    if is_static(inputs):
+    if not in_dynamic_mode() or _has_static(inputs):            # is_static, inlined
         return append_simple_op(op_type, inputs, attrs, name=name, outputs=outputs, layer=layer)
     return run_op(op_type, inputs, attrs or {})
 
