@@ -70,6 +70,8 @@ class OpInfo:
         # no duplicable slot and a derived grad op: the common case, on a shorter path
         self.plain = self.grad_def is not None and not self.has_duplicable
         self.single_diff = len(self.diff_slots) == 1
+        # backward = the grad kernel on (saved values..., the one output's gradient)
+        self.direct_grad = self.plain and self.saved_then_dout
         self.all_differentiable = len(self.diff_slots) == len(opdef.inputs)
         self.takes_wanted = self.grad_def is not None and self.grad_def.takes_wanted
         self.run = None                 # straight-line run_op for this type (fast_run.py)

@@ -216,7 +216,7 @@ class OpNode(Node):
             if t._version != version:
                 self.check_versions()
         info = self.info
-        if info.plain and info.saved_then_dout and self.n_outputs == 1:
+        if info.direct_grad:
             entry = self.bound or info.bound(self.attrs)
             kernel, kwargs = entry[2] or info.bound_grad(entry, self.attrs)
             if info.takes_wanted:

@@ -123,14 +123,14 @@ def swce_kernel(logits, label, *, soft_label, use_softmax, ignore_index, axis):
     return softmax, loss.astype(logits.dtype, copy=False)
 
 
-@swce.def_grad(never_raises=True)
+@swce.def_grad(exact=True, never_raises=True)     # Logits is the one differentiable input
 def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, axis):
     ax = normalize_axis(axis, softmax.ndim)
     if soft_label:
         target = label.astype(softmax.dtype, copy=False)
         if use_softmax:
-            return (softmax * target.sum(axis=ax, keepdims=True) - target) * dloss, None
-        return -dloss * target / softmax, None
+            return (softmax * target.sum(axis=ax, keepdims=True) - target) * dloss
+        return -dloss * target / softmax
     if use_softmax:
         index, keep = _hard_label_index(label, ignore_index, softmax.shape[ax])
         scale = dloss * keep if keep is not np.True_ and not keep.all() else dloss
@@ -143,10 +143,10 @@ def swce_grad(label, softmax, dloss, *, soft_label, use_softmax, ignore_index, a
         else:
             np.put_along_axis(grad, index, np.take_along_axis(grad, index, axis=ax) - scale,
                               axis=ax)
-        return grad, None
+        return grad
     onehot, keep = _hard_label_mask(label, ignore_index, softmax.shape[ax], ax)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(onehot, -dloss / softmax, 0).astype(softmax.dtype), None
+        return np.where(onehot, -dloss / softmax, 0).astype(softmax.dtype)
 
 
 # -- cross_entropy (fluid era): X holds probabilities, classes on the last axis ------------------

@@ -52,7 +52,7 @@ def update_group(opt: Any, params_grads: list, grad_clip: Any) -> None:
         regularizer = opt._regularizer_of(param)
         if regularizer is not None:
             grad_array = grad_array + regularizer._numpy(param._array)
-        name, array = param.name, param._array
+        name, array = param._name or param.name, param._array
         if name not in opt._eager_params:
             _create_accumulators(opt, param, prefix)
         options = getattr(param, "optimize_attr", None)
