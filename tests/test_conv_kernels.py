@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pyfluid.ops.conv_geometry import ConvGeometry
+from pyfluid.ops.conv_grid import GridIm2col
 from pyfluid.ops.conv_kernels import Im2col, Pointwise, conv_kernel, geometry, winograd_tile
 from pyfluid.ops.depthwise import Direct
 from pyfluid.ops.winograd import Winograd, transform_filter
@@ -92,7 +93,7 @@ GEOMETRIES = [
 
 
 def _kernels(geo):
-    found = [Im2col(geo)]
+    found = [Im2col(geo), GridIm2col(geo)]
     if geo.pointwise:
         found.append(Pointwise(geo))
     if geo.groups > 1 and not geo.pointwise:
@@ -141,6 +142,9 @@ def test_winograd_matches_the_reference(tile, n, c, hw, oc, pads):
     ((1, 64, 56, 56), (64, 64, 3, 3), {"paddings": [1, 1]}, Im2col),
     ((1, 96, 56, 56), (96, 1, 3, 3), {"paddings": [1, 1], "groups": 96}, Direct),
     ((1, 128, 8, 8), (128, 4, 3, 3), {"paddings": [1, 1], "groups": 32}, Im2col),
+    ((64, 6, 14, 14), (16, 6, 5, 5), {}, GridIm2col),                  # LeNet: narrow maps
+    ((8, 3, 64, 64), (64, 3, 7, 7), {"strides": [2, 2], "paddings": [3, 3]}, GridIm2col),
+    ((8, 512, 2, 2), (512, 512, 3, 3), {"paddings": [1, 1]}, Im2col),  # 2 garbage of 4
 ])
 def test_the_kernel_is_chosen_per_layer_shape(shape, filt, attrs, kind):
     geo = geometry("conv2d", shape, filt, tuple(attrs.get("strides", (1, 1))),
@@ -162,7 +166,7 @@ def test_winograd_is_chosen_where_it_pays():
     geo = _geo(1, 64, (28, 28), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1)
     assert isinstance(conv_kernel(geo, 4), Winograd) and conv_kernel(geo, 4).m == 4
     assert isinstance(conv_kernel(_geo(1, 64, (7, 7), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1),
-                                  4), Im2col)       # the transform held does not pay: im2col
+                                  4), (Im2col, GridIm2col))    # the transform does not pay
 
 
 @pytest.mark.parametrize("op_type,x_shape,w_shape,attrs", [
