@@ -78,6 +78,9 @@ GEOMETRIES = [
     (1, 4, (10, 10), 4, (3, 3), (1, 1), (2, 2), (2, 2), 4),       # dilated depthwise
     (1, 2, (23, 23), 2, (3, 3), (1, 1), (1, 1), (1, 1), 2),       # depthwise on long rows
     (2, 4, (5, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 2),         # two channels per group
+    # channel-last planes copied a block of channels at a time (16; 8 for 4 KiB planes)
+    (2, 24, (16, 16), 24, (3, 3), (1, 1), (1, 1), (1, 1), 24),
+    (1, 12, (32, 32), 12, (3, 3), (2, 2), (1, 1), (1, 1), 12),
     (1, 3, (6, 5), 5, (1, 1), (1, 1), (0, 0), (1, 1), 1),         # pointwise
     (3, 4, (7, 7), 4, (1, 1), (2, 2), (0, 0), (1, 1), 2),         # pointwise, strided, grouped
     (1, 2, (17, 17), 3, (1, 1), (1, 1), (1, 1), (1, 1), 1),       # 1x1 with padding: im2col
