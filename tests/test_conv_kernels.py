@@ -202,3 +202,22 @@ def test_direct_accumulates_a_few_images_at_a_time(monkeypatch, channel_last):
     kernel = Direct(geo)
     kernel.channel_last = channel_last
     np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("run_values", [1, 12, 1 << 14])
+def test_direct_channel_last_multiplies_rows_of_several_positions(monkeypatch, run_values):
+    """One filter per channel, channel last: windows multiplied as rows of run_rows
+    positions (1, a divisor of the grid, the whole grid), a few images at a time."""
+    from pyfluid.ops import depthwise
+    monkeypatch.setattr(depthwise, "RUN_VALUES", run_values)
+    monkeypatch.setattr(depthwise, "ACCUMULATOR_VALUES", 1)
+    for spec in [(3, 4, (6, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),
+                 (2, 3, (9, 8), 3, (3, 3), (2, 2), (1, 1), (1, 1), 3)]:
+        geo = _geo(*spec)
+        x = _rng.standard_normal((geo.n, geo.c, geo.h, geo.w)).astype(np.float32)
+        w = _rng.standard_normal((geo.oc, 1, 3, 3)).astype(np.float32)
+        kernel = Direct(geo)
+        kernel.channel_last = True
+        assert 1 <= kernel.run_rows <= kernel.grid and kernel.grid % kernel.run_rows == 0
+        np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4,
+                                   atol=1e-4)
