@@ -38,47 +38,13 @@ import argparse
 import json
 import os
 import sys
-import zlib
 
 import numpy as np
 import paddle
-import paddle.nn as nn
 from paddle.static import InputSpec
+from pdmodel_files import op_types_of, seed_for, strip_callstacks
 from d2s_layers import (BreakContinue, EarlyReturn, ForRange, IfElifElse, IfElse, ListAppend,
                         NestedLoopIf, WhileLoop)
-
-
-def seed_for(name):
-    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
-
-
-def strip_callstacks(pdmodel_path):
-    """Remove the ``op_callstack`` attribute (Python tracebacks holding the paths of
-    this machine) from every op of a saved ProgramDesc, in place.  Paddle treats it as
-    an extra attribute: the program loads and runs the same without it, and the file
-    becomes independent of where the generator ran."""
-    from paddle.base.proto import framework_pb2
-
-    desc = framework_pb2.ProgramDesc()
-    with open(pdmodel_path, "rb") as f:
-        desc.ParseFromString(f.read())
-    for block in desc.blocks:
-        for op in block.ops:
-            keep = [a for a in op.attrs if a.name != "op_callstack"]
-            if len(keep) != len(op.attrs):
-                del op.attrs[:]
-                op.attrs.extend(keep)
-    with open(pdmodel_path, "wb") as f:
-        f.write(desc.SerializeToString())
-
-
-def op_types_of(pdmodel_path):
-    from paddle.base.proto import framework_pb2
-
-    desc = framework_pb2.ProgramDesc()
-    with open(pdmodel_path, "rb") as f:
-        desc.ParseFromString(f.read())
-    return sorted({op.type for b in desc.blocks for op in b.ops}), len(desc.blocks)
 
 
 def record(out_dir, name, cases, kind, notes):

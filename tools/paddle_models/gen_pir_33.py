@@ -29,18 +29,14 @@ import json
 import os
 import struct
 import sys
-import zlib
 
 import numpy as np
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 from paddle.static import InputSpec
+from pdmodel_files import seed_for
 from d2s_layers import IfElse, WhileLoop
-
-
-def seed_for(name):
-    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
 
 
 DIALECTS = {"0": "builtin", "1": "pd_op", "2": "cf", "3": "custom_op", "4": "dist_op"}
