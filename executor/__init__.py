@@ -2,10 +2,10 @@
 from .executor import Executor
 from .place import CPUPlace
 from .scope import Scope, ScopeVariable, global_scope, scope_guard
-from .tensor import LoDTensor
+from .tensor import LoDTensor, LoDTensorArray
 from .memory import keep_freed_memory
 
 keep_freed_memory()
 
-__all__ = ["CPUPlace", "Executor", "LoDTensor", "Scope", "ScopeVariable", "global_scope",
-           "scope_guard"]
+__all__ = ["CPUPlace", "Executor", "LoDTensor", "LoDTensorArray", "Scope", "ScopeVariable",
+           "global_scope", "scope_guard"]

@@ -18,7 +18,7 @@ from .feed import (as_array, check_feed, check_feed_ops, check_fetch_ops, feed_o
 from .hoisting import build_plan, note_in_place_update
 from .place import CPUPlace
 from .scope import Scope, global_scope
-from .tensor import LoDTensor
+from .tensor import LoDTensor, LoDTensorArray
 
 _PLAN_CACHE_SIZE = 64
 
@@ -154,11 +154,17 @@ def _unwrap(program: Any) -> Program:
 
 def _results(values: tuple, shared: list, return_numpy: bool) -> list:
     """Fetched values as arrays (or LoDTensors) the caller owns: buffers of the scope or the
-    feed, views of them, and repeated fetches are copied."""
+    feed, views of them, and repeated fetches are copied. A tensor array (a list) comes back
+    as a list of copies of its elements, as Paddle's ``as_numpy`` gives."""
     out, seen = [], set()
     for value, is_shared in zip(values, shared):
         if value is None:
             out.append(None)
+            continue
+        if isinstance(value, list):
+            elements = [None if e is None else np.array(e) for e in value]
+            out.append(elements if return_numpy else LoDTensorArray(
+                [None if e is None else LoDTensor(e) for e in elements]))
             continue
         array = np.asarray(value)
         if is_shared or array.base is not None or id(array) in seen:

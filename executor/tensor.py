@@ -71,3 +71,7 @@ class LoDTensor:
                 f"lod={self._lod},\n{np.array2string(self._array)})")
 
     __str__ = __repr__
+
+
+class LoDTensorArray(list):
+    """A tensor array's value fetched with ``return_numpy=False``: a list of LoDTensors."""

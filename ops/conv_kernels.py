@@ -17,55 +17,19 @@ from numpy.lib.stride_tricks import as_strided
 
 from . import winograd
 from .conv_geometry import ConvGeometry, flat_phases, padded, tap_slices
+from .conv_grid import GridIm2col
+from .conv_products import grouped, product, product_t, weight_grad
 from .depthwise import Direct
 from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
 PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
-_K_BLOCK = 4096              # block of the summed axis of a small weight gradient
-
-
-def _grouped(w: np.ndarray, groups: int) -> np.ndarray:
-    """The (groups, OC/groups, C/groups*KH*KW) filter matrices (2-D for one group)."""
-    oc = w.shape[0]
-    return w.reshape(oc, -1) if groups == 1 else w.reshape(groups, oc // groups, -1)
-
-
-def _product(wm: np.ndarray, cols: np.ndarray, groups: int, out=None) -> np.ndarray:
-    """``wm @ cols`` per group: cols (..., C/g*KK*g, M) -> (..., OC, M)."""
-    if groups == 1:
-        return np.matmul(wm, cols, out=out)
-    lead = cols.shape[:-2]
-    m = cols.shape[-1]
-    result = np.matmul(wm, cols.reshape(*lead, groups, -1, m),
-                       out=None if out is None else out.reshape(*lead, groups, -1, m))
-    return result.reshape(*lead, -1, m)
-
-
-def _product_t(wm: np.ndarray, d: np.ndarray, groups: int) -> np.ndarray:
-    """``wm.T @ d`` per group: d (..., OC, M) -> (..., C/g*KK*g, M)."""
-    if groups == 1:
-        return np.matmul(wm.T, d)
-    lead = d.shape[:-2]
-    result = np.matmul(wm.transpose(0, 2, 1), d.reshape(*lead, groups, -1, d.shape[-1]))
-    return result.reshape(*lead, -1, d.shape[-1])
-
-
-def _weight_grad(d: np.ndarray, cols: np.ndarray, groups: int, shape) -> np.ndarray:
-    """Per group ``d @ cols.T`` for d (OC, M), cols (CKK, M): the filter gradient. A small
-    result over a long M (a few filters over a batch of images) is summed over blocks of M:
-    OpenBLAS runs such products at a quarter of the speed in one call."""
-    if groups == 1 and d.shape[0] * cols.shape[0] <= 4096 and d.shape[1] > 2 * _K_BLOCK:
-        total = d[:, :_K_BLOCK] @ cols[:, :_K_BLOCK].T
-        for start in range(_K_BLOCK, d.shape[1], _K_BLOCK):
-            total += d[:, start:start + _K_BLOCK] @ cols[:, start:start + _K_BLOCK].T
-        return total.reshape(shape)
-    if groups == 1:
-        return (d @ cols.T).reshape(shape)
-    m = d.shape[-1]
-    return np.matmul(d.reshape(groups, -1, m),
-                     cols.reshape(groups, -1, m).transpose(0, 2, 1)).reshape(shape)
+# the flat grid (ops/conv_grid.py) pays while its extra product work, OC * garbage columns
+# per output row, costs less than NumPy's per-row copy it saves (measured: about 200), and
+# while its columns stay in cache
+GRID_EXTRA_WORK = 200
+GRID_VALUES = 3 << 19
 
 
 class Pointwise:
@@ -84,29 +48,29 @@ class Pointwise:
 
     def forward(self, x, w):
         g = self.geo
-        xm, wm = self._input(x), _grouped(w, g.groups)
+        xm, wm = self._input(x), grouped(w, g.groups)
         if self.per_image:
-            out = _product(wm, xm if g.n > 1 else xm[0], g.groups)
+            out = product(wm, xm if g.n > 1 else xm[0], g.groups)
         else:
             flat = xm.transpose(1, 0, 2).reshape(g.c, -1)
-            out = _product(wm, flat, g.groups).reshape(g.oc, g.n, -1).transpose(1, 0, 2)
+            out = product(wm, flat, g.groups).reshape(g.oc, g.n, -1).transpose(1, 0, 2)
             out = np.ascontiguousarray(out)
         return out.reshape(g.n, g.oc, *g.out_hw)
 
     def backward(self, x, w, dout, wanted):
         g = self.geo
-        wm = _grouped(w, g.groups)
+        wm = grouped(w, g.groups)
         d = dout.reshape(g.n, g.oc, g.positions)
         dw = dx = None
         if wanted[1]:
             xm = self._input(x)
             if g.n == 1:
-                dw = _weight_grad(d[0], xm[0], g.groups, w.shape)
+                dw = weight_grad(d[0], xm[0], g.groups, w.shape)
             else:
-                dw = _weight_grad(d.transpose(1, 0, 2).reshape(g.oc, -1),
+                dw = weight_grad(d.transpose(1, 0, 2).reshape(g.oc, -1),
                                   xm.transpose(1, 0, 2).reshape(g.c, -1), g.groups, w.shape)
         if wanted[0]:
-            dxm = _product_t(wm, d, g.groups).reshape(g.n, g.c, *g.out_hw)
+            dxm = product_t(wm, d, g.groups).reshape(g.n, g.c, *g.out_hw)
             if self.strided:
                 dx = np.zeros((g.n, g.c, g.h, g.w), dout.dtype)
                 dx[:, :, :g.extent[0]:g.strides[0], :g.extent[1]:g.strides[1]] = dxm
@@ -193,7 +157,7 @@ class Im2col:
 
     def forward(self, x, w):
         g = self.geo
-        src, wm = self._source(x), _grouped(w, g.groups)
+        src, wm = self._source(x), grouped(w, g.groups)
         oh, ow = g.out_hw
         if self.per_image:
             out = np.empty((g.n, g.oc, g.positions), x.dtype)
@@ -201,16 +165,16 @@ class Im2col:
             cols6 = cols.reshape(g.c, g.kh, g.kw, oh, ow)
             for image in range(g.n):
                 self._fill(src, cols6, image)
-                _product(wm, cols, g.groups, out=out[image])
+                product(wm, cols, g.groups, out=out[image])
             return out.reshape(g.n, g.oc, oh, ow)
         cols = np.empty((self.rows, g.n * g.positions), x.dtype)
         self._fill(src, cols.reshape(g.c, g.kh, g.kw, g.n, oh, ow), None)
-        out = _product(wm, cols, g.groups).reshape(g.oc, g.n, oh, ow)
+        out = product(wm, cols, g.groups).reshape(g.oc, g.n, oh, ow)
         return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
 
     def backward(self, x, w, dout, wanted):
         g = self.geo
-        wm = _grouped(w, g.groups)
+        wm = grouped(w, g.groups)
         oh, ow = g.out_hw
         src = self._source(x) if wanted[1] else None
         dw = np.zeros(w.shape, w.dtype) if wanted[1] else None
@@ -221,18 +185,18 @@ class Im2col:
                 d = dout[image].reshape(g.oc, g.positions)
                 if wanted[1]:
                     self._fill(src, cols.reshape(g.c, g.kh, g.kw, oh, ow), image)
-                    dw += _weight_grad(d, cols, g.groups, w.shape)
+                    dw += weight_grad(d, cols, g.groups, w.shape)
                 if wanted[0]:
-                    dcols = _product_t(wm, d, g.groups)
+                    dcols = product_t(wm, d, g.groups)
                     self._scatter(dcols.reshape(g.c, g.kh, g.kw, oh, ow), dxp[image])
         else:
             d = np.ascontiguousarray(dout.transpose(1, 0, 2, 3)).reshape(g.oc, -1)
             if wanted[1]:
                 cols = np.empty((self.rows, g.n * g.positions), x.dtype)
                 self._fill(src, cols.reshape(g.c, g.kh, g.kw, g.n, oh, ow), None)
-                dw = _weight_grad(d, cols, g.groups, w.shape)
+                dw = weight_grad(d, cols, g.groups, w.shape)
             if wanted[0]:
-                dcols = _product_t(wm, d, g.groups).reshape(g.c, g.kh, g.kw, g.n, oh, ow)
+                dcols = product_t(wm, d, g.groups).reshape(g.c, g.kh, g.kw, g.n, oh, ow)
                 self._scatter(dcols.transpose(3, 0, 1, 2, 4, 5), dxp)
         dx = None
         if wanted[0]:
@@ -262,7 +226,8 @@ class Im2col:
 _WINOGRAD_WORK = {2: 0.7, 4: 0.35}
 # ... and while its products have this many columns (tiles) at least: below, they are bound
 # by reading the transformed filter, (m + 2)^2 / 9 times the size of the filter im2col reads
-WINOGRAD_COLUMNS = 48
+# (measured with the filters out of cache: F(2x2) wins from 20 columns, ties at 6)
+WINOGRAD_COLUMNS = 20
 
 
 def winograd_tile(geo: ConvGeometry) -> int:
@@ -293,7 +258,19 @@ def conv_kernel(geo: ConvGeometry, transformed: int = 0):
             and winograd.work(geo, transformed) < _WINOGRAD_WORK[transformed]
             and geo.n * winograd.grid(geo, transformed) >= WINOGRAD_COLUMNS):
         return winograd.Winograd(geo, transformed)
+    if _grid_pays(geo):
+        return GridIm2col(geo)
     return Im2col(geo)
+
+
+def _grid_pays(geo: ConvGeometry) -> bool:
+    """Narrow outputs under wide filters on few output channels (LeNet's, a network's
+    first layer): copying each window as one run beats the product work its garbage
+    columns add."""
+    grid = GridIm2col(geo)
+    garbage = grid.width - geo.out_hw[1]
+    return (geo.oc * garbage <= GRID_EXTRA_WORK
+            and grid.rows * geo.n * grid.grid <= GRID_VALUES)
 
 
 @functools.lru_cache(maxsize=1024)

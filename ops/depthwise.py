@@ -16,12 +16,15 @@ saves, so the taps run with a small ufunc buffer (:func:`unbuffered`).
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from .conv_geometry import ConvGeometry, flat_phases, tap_slices
 
 LONG_ROWS = 400     # grid positions per plane from which channel-major planes pay
 ACCUMULATOR_VALUES = 1 << 19      # images accumulated at once: about 2 MiB of float32
+RUN_VALUES = 1 << 14              # values per multiplied row, channel last (see Direct)
 
 
 class unbuffered:
@@ -57,6 +60,13 @@ class Direct:
         self.grid = g.out_hw[0] * self.width            # output positions on the grid
         self.offsets = [(r, s, r0 * self.width + c0) for _, _, r, s, r0, c0 in taps]
         self.channel_last = self.grid < LONG_ROWS and g.c > 1
+        # channel last with one channel per group and filter: a window is (grid, C), its
+        # weights a (C,) row; multiplied as rows of run_rows * C values against the weights
+        # tiled run_rows times, NumPy's inner loops get long (measured: taps 25% faster)
+        self.run_rows = 0
+        if self.cg == 1 and self.m == 1:
+            self.run_rows = max(k for k in range(1, self.grid + 1)
+                                if self.grid % k == 0 and (k == 1 or k * g.c <= RUN_VALUES))
 
     # -- layouts ------------------------------------------------------------------------
     def _planes(self, x):
@@ -114,23 +124,36 @@ class Direct:
         """Tap by tap, a few images at a time: a batch's accumulator would leave the cache
         and every tap would stream it from memory again."""
         g = self.geo
-        planes, wt = self._planes(x), self._weights(w)
+        planes = self._planes(x)
         acc = np.empty(self._acc_shape(), x.dtype)
         step = max(1, ACCUMULATOR_VALUES // (g.oc * self.grid))
         tmp = np.empty((min(step, g.n),) + acc.shape[1:], x.dtype)
-        with unbuffered():
+        if self.channel_last and self.run_rows:
+            runs = (self.grid // self.run_rows, self.run_rows * g.c)
+            wt = np.tile(w.reshape(g.c, -1).T, (1, self.run_rows))[:, None]
+            lanes = acc.reshape(g.n, *runs), tmp.reshape(len(tmp), *runs)
+
+            def window(images, r, s, off, c):
+                return planes[r, s, images, off:off + self.grid].reshape(-1, *runs)
+        else:
+            wt, lanes = self._weights(w), (acc, tmp)
+
+            def window(images, r, s, off, c):
+                return self._window(planes[:, :, images], r, s, off, c)
+        # channel last, a window is one long run per image: NumPy's buffering merges them
+        with nullcontext() if self.channel_last else unbuffered():
             for start in range(0, g.n, step):
-                part, images = acc[start:start + step], slice(start, start + step)
+                part, images = lanes[0][start:start + step], slice(start, start + step)
+                spare = lanes[1][:len(part)]
                 first = True
                 for t, (r, s, off) in enumerate(self.offsets):
                     for c in range(self.cg):
-                        window = self._window(planes[:, :, images], r, s, off, c)
                         if first:
-                            np.multiply(window, wt[t, c], out=part)
+                            np.multiply(window(images, r, s, off, c), wt[t, c], out=part)
                             first = False
                         else:
-                            np.multiply(window, wt[t, c], out=tmp[:len(part)])
-                            part += tmp[:len(part)]
+                            np.multiply(window(images, r, s, off, c), wt[t, c], out=spare)
+                            part += spare
         return self._crop(acc)
 
     def backward(self, x, w, dout, wanted):

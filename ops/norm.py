@@ -55,6 +55,24 @@ def _stat_shape(x, axis):
     return tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
 
 
+def _channel_sums(a, axis, reduce):
+    """Per-channel sums; of NCHW-like arrays as one matrix-vector product per image
+    (BLAS: one pass, three times NumPy's reduction over the outer axes)."""
+    if axis != 1 or a.ndim < 3:
+        return a.sum(axis=reduce)
+    a3 = a.reshape(a.shape[0], a.shape[1], -1)
+    return (a3 @ np.ones(a3.shape[2], a.dtype)).sum(axis=0)
+
+
+def _channel_dots(a, b, axis, reduce):
+    """Per-channel sums of ``a * b`` without the product array (batched dot products)."""
+    if axis != 1 or a.ndim < 3:
+        return (a * b).sum(axis=reduce)
+    n, c = a.shape[:2]
+    a4, b4 = a.reshape(n, c, 1, -1), b.reshape(n, c, -1, 1)
+    return (a4 @ b4).reshape(n, c).sum(axis=0)
+
+
 def _use_global_stats(is_test, use_global_stats, trainable_statistics):
     return (is_test and not trainable_statistics) or use_global_stats
 
@@ -75,15 +93,17 @@ def batch_norm_kernel(x, scale, bias, mean, variance, momentum_tensor=None, *, m
     if x.size == x.shape[axis]:  # one value per channel: Paddle passes x through
         zeros = np.zeros_like(mean)
         return x.copy(), mean.copy(), variance.copy(), zeros, zeros.copy(), None
-    saved_mean = x.mean(axis=reduce)
+    m = x.dtype.type(x.size // x.shape[axis])
+    saved_mean = _channel_sums(x, axis, reduce) / m
     centered = x - saved_mean.reshape(shape)
-    saved_var = np.square(centered).mean(axis=reduce)
+    saved_var = _channel_dots(centered, centered, axis, reduce) / m
     mom = (momentum_tensor.reshape(()) if momentum_tensor is not None else momentum)
     mom = mean.dtype.type(mom)
     mean_out = mean * mom + saved_mean * (1 - mom)
     variance_out = variance * mom + saved_var * (1 - mom)
     inv_std = 1 / np.sqrt(saved_var + eps)
-    y = centered * (scale * inv_std).reshape(shape) + bias.reshape(shape)
+    y = np.multiply(centered, (scale * inv_std).reshape(shape), out=centered)
+    y += bias.reshape(shape)
     return y, mean_out, variance_out, saved_mean, inv_std, None
 
 
@@ -107,16 +127,20 @@ def batch_norm_grad_kernel(x, scale, bias, mean, variance, saved_mean, saved_inv
         mu, inv_std = mean, 1 / np.sqrt(variance + x.dtype.type(epsilon))
     else:
         mu, inv_std = saved_mean, saved_inv_std
-    x_hat = (x - mu.reshape(shape)) * inv_std.reshape(shape)
+    x_hat = np.subtract(x, mu.reshape(shape))
+    x_hat *= inv_std.reshape(shape)
     scale, _ = _affine_or_identity(scale, bias, saved_mean)
-    dbias = dy.sum(axis=reduce)
-    dscale = (dy * x_hat).sum(axis=reduce)
+    dbias = _channel_sums(dy, axis, reduce)
+    dscale = _channel_dots(dy, x_hat, axis, reduce)
     gain = (scale * inv_std).reshape(shape)
     if global_stats:
         dx = dy * gain
-    else:
+    else:   # gain * (dy - dbias / m - x_hat * dscale / m), in x_hat's buffer
         m = x.dtype.type(x.size // x.shape[axis])
-        dx = gain / m * (m * dy - dbias.reshape(shape) - x_hat * dscale.reshape(shape))
+        dx = np.multiply(x_hat, (dscale / m).reshape(shape), out=x_hat)
+        np.subtract(dy, dx, out=dx)
+        dx -= (dbias / m).reshape(shape)
+        dx *= gain
     return dx, dscale, dbias
 
 

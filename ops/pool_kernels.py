@@ -32,9 +32,16 @@ class RegularPool:
         self.plane_hw = (self.padded_hw[0] // sh, self.padded_hw[1] // sw)
         self.taps = [(i % sh, j % sw, i // sh, j // sw) for i in range(kh) for j in range(kw)]
         self.divisor = divisor       # (OH, OW) window counts of an average; None: max
+        # the windows tile the input exactly: its stride phases are views, no padded copy
+        self.exact = (self.top, self.left) == (0, 0) and self.padded_hw == tuple(shape[2:])
+        # ... and each input value is in one window: a gradient is written, not added
+        self.disjoint = self.exact and tuple(ksize) == tuple(strides)
 
     def _planes(self, x, fill):
         n, c = x.shape[:2]
+        if self.exact:
+            (sh, sw), (hq, wq) = self.strides, self.plane_hw
+            return x.reshape(n, c, hq, sh, wq, sw).transpose(3, 5, 0, 1, 2, 4)
         planes = flat_phases(x, self.top, self.left, self.padded_hw, self.strides, fill=fill)
         return planes.reshape(planes.shape[:4] + self.plane_hw)
 
@@ -53,7 +60,7 @@ class RegularPool:
     def backward(self, x, out, dout):
         (sh, sw), (oh, ow) = self.strides, self.out_hw
         n, c = x.shape[:2]
-        dxp = np.zeros((n, c, *self.padded_hw), dout.dtype)
+        dxp = (np.empty if self.disjoint else np.zeros)((n, c, *self.padded_hw), dout.dtype)
         if self.divisor is None:
             planes = self._planes(x, lowest(x.dtype))
             taken = np.zeros(out.shape, bool)
@@ -65,14 +72,22 @@ class RegularPool:
             i, j = r0 * sh + r, c0 * sw + s
             target = dxp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
             if self.divisor is not None:
-                target += share
+                if self.disjoint:
+                    target[...] = share
+                else:
+                    target += share
                 continue
             # each output's gradient goes to the first maximum of its window (row-major)
             np.equal(planes[r, s, :, :, r0:r0 + oh, c0:c0 + ow], out, out=hit)
             hit &= ~taken
             taken |= hit
-            np.multiply(dout, hit, out=share)
-            target += share
+            if self.disjoint:
+                np.multiply(dout, hit, out=target)
+            else:
+                np.multiply(dout, hit, out=share)
+                target += share
+        if self.exact:
+            return dxp
         h, w = self.shape[2:]
         dx = np.zeros(self.shape, dout.dtype)
         h_in, w_in = min(h, self.padded_hw[0] - self.top), min(w, self.padded_hw[1] - self.left)

@@ -6,8 +6,8 @@
 (:func:`transform_filter`) and pass it to every run. The input transform ``V = B^T d B``
 reads the (m + 2)^2 input tiles (stride m) from the input's stride-m phases laid out on a
 flat grid (see ops/depthwise.py), so every gathered tile value is a long unit-stride run;
-both transforms are then one matrix product each (kron(B^T, B^T), kron(A^T, A^T)), and the
-output transform's m^2 phases are written into place. F(4x4) saves more products and
+both transforms are then two small matrix products each (B^T, A^T along each tile axis),
+and the output transform's m^2 phases are written into place. F(4x4) saves more products and
 transform work per output, at the price of about 1e-5 relative rounding (F(2x2): 1e-6).
 """
 from __future__ import annotations
@@ -64,6 +64,15 @@ def transform_filter(w: np.ndarray, m: int = 2) -> np.ndarray:
     return np.ascontiguousarray(u.transpose(0, 3, 1, 2)).reshape(t * t, *w.shape[:2])
 
 
+def _both_axes(mat: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``mat`` applied to the two tile axes of (t, t, ...) ``values``: (r, r, ...) for an
+    (r, t) ``mat``. Two products with t-long sums do a third of the work of one product by
+    ``kron(mat, mat)`` (measured: twice as fast)."""
+    t = values.shape[0]
+    rows = np.matmul(mat, values.reshape(t, -1)).reshape(mat.shape[0], t, -1)
+    return np.matmul(mat, rows)
+
+
 class Winograd:
     """F(m x m, 3 x 3) for one layer shape; ``forward(x, u)`` takes the transformed filter."""
 
@@ -75,9 +84,7 @@ class Winograd:
         self.width = tw + 1                         # grid columns: one garbage column per row
         self.grid = th * self.width
         self.padded_hw = (m * th + m, m * tw + m)
-        _, bt, at = MATRICES[m]
-        self.bb = np.kron(bt, bt)       # (t^2, t^2): tile values (k, l) -> transformed (a, b)
-        self.aa = np.kron(at, at)       # (m^2, t^2): transformed products -> outputs (r, s)
+        _, self.bt, self.at = MATRICES[m]     # (t, t) input and (m, t) output transforms
 
     def _planes(self, x):
         """(m, m, N, C, (th + 2) * width) flat stride-m phases of the padded input (the last
@@ -89,7 +96,7 @@ class Winograd:
     def _transform_input(self, x):
         """V = B^T d B for every tile: (t^2, C, N * grid). The t^2 tile values are gathered
         from the phases (value (k, l) of tile (i, j) is phase (k % m, l % m) at grid position
-        (i + k // m, j + l // m)), then transformed by one product with kron(B^T, B^T)."""
+        (i + k // m, j + l // m)), then transformed by B^T along both tile axes."""
         g, m, t = self.geo, self.m, self.t
         planes = self._planes(x)
         d = np.empty((t, t, g.c, len(x), self.grid), x.dtype)
@@ -99,7 +106,7 @@ class Winograd:
                 for l in range(t):
                     off = (k // m) * self.width + l // m
                     gathered[k, l] = planes[k % m, l % m, :, :, off:off + self.grid]
-        return np.matmul(self.bb.astype(x.dtype), d.reshape(t * t, -1)).reshape(t * t, g.c, -1)
+        return _both_axes(self.bt.astype(x.dtype), d).reshape(t * t, g.c, -1)
 
     def forward(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
         """The (N, OC, OH, OW) output, a few images at a time (the transformed tiles of a
@@ -119,7 +126,7 @@ class Winograd:
         g, m, t = self.geo, self.m, self.t
         th, tw = self.tiles_hw
         prods = np.matmul(u, self._transform_input(x))                      # t^2 OC N*grid
-        y = np.matmul(self.aa.astype(prods.dtype), prods.reshape(t * t, -1))
+        y = _both_axes(self.at.astype(prods.dtype), prods.reshape(t, t, -1))
         y = y.reshape(m, m, g.oc, len(x), th, self.width)[..., :tw]
         phase = out.reshape(len(x), g.oc, th, m, tw, m)
         for r in range(m):

@@ -22,7 +22,7 @@ from .tensor.methods import patch_methods as _patch_methods  # noqa: E402
 from . import nn  # noqa: E402  (before the modules whose ParamAttr builds on nn.initializer)
 from . import (autograd, dataset, fluid, jit, linalg, onnx, optimizer,  # noqa: E402
                regularizer, static, utils)
-from . import base, device, pir_utils, reader  # noqa: E402  (base: Paddle 2.6's fluid)
+from . import base, device, pir, pir_utils, reader  # noqa: E402  (base: Paddle 2.6's fluid)
 from .device import (CPUPlace, CUDAPinnedPlace, CUDAPlace, get_device,  # noqa: E402,F811
                      is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_rocm,
                      is_compiled_with_xpu, set_device)
@@ -49,7 +49,7 @@ def seed(value: int):
 __all__ = [
     "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "DataParallel", "base", "device", "get_device",
     "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",
-    "is_compiled_with_xpu", "pir_utils", "reader", "set_device", "LoDTensor", "ParamAttr",
+    "is_compiled_with_xpu", "pir", "pir_utils", "reader", "set_device", "LoDTensor", "ParamAttr",
     "Program", "Tensor", "autograd", "batch",
     "create_parameter", "dataset", "disable_static", "distributed", "enable_static", "fluid", "grad",
     "in_dynamic_mode", "is_grad_enabled", "jit", "linalg", "load", "nn", "no_grad", "onnx",

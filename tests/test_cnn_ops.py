@@ -165,6 +165,9 @@ POOL_CASES = [  # (x shape, attrs, (ksize, strides, pad_top, pad_left) used, out
                     "padding_algorithm": "VALID"}, ([3, 3], [2, 2], 0, 0), (2, 2)),
     ((2, 3, 4, 5), {"ksize": [2, 2], "global_pooling": True, "paddings": [1, 1]},
      ([4, 5], [1, 1], 0, 0), (1, 1)),
+    # windows tiling the input exactly: stride phases as views (disjoint, then overlapping)
+    ((2, 3, 6, 4), {"ksize": [2, 2], "strides": [2, 2]}, ([2, 2], [2, 2], 0, 0), (3, 2)),
+    ((1, 2, 5, 6), {"ksize": [3, 2], "strides": [1, 2]}, ([3, 2], [1, 2], 0, 0), (3, 3)),
 ]
 
 

@@ -235,6 +235,24 @@ def test_tensor_arrays():
     assert stacked.shape == (2, 1, 2)
 
 
+def test_a_fetched_array_is_a_list_of_its_elements_whatever_their_shapes():
+    """Paddle's test_executor_and_mul: an array of [2, 4] and [4, 3] tensors fetched."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        a = static.data("a", [-1, 4], "float32")
+        b = static.data("b", [4, 3], "float32")
+        array = paddle.tensor.array_write(a, paddle.zeros([1], "int64"))
+        paddle.tensor.array_write(b, paddle.ones([1], "int64"), array=array)
+    feed = {"a": np.ones((2, 4), "float32"), "b": np.full((4, 3), 2.0, "float32")}
+    exe = static.Executor()
+    (values,) = exe.run(main, feed=feed, fetch_list=[array])
+    assert isinstance(values, list) and [v.shape for v in values] == [(2, 4), (4, 3)]
+    np.testing.assert_array_equal(values[1], feed["b"])
+    (tensors,) = exe.run(main, feed=feed, fetch_list=[array], return_numpy=False)
+    assert isinstance(tensors, paddle.base.core.LoDTensorArray)
+    np.testing.assert_array_equal(np.array(tensors[0]), feed["a"])
+
+
 def test_array_reads_past_a_gap_fail_and_past_the_end_give_nothing():
     def gap():
         array = paddle.tensor.array_write(paddle.full([1], 4.0), paddle.full([1], 3, "int64"))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pyfluid.ops.conv_geometry import ConvGeometry
+from pyfluid.ops.conv_grid import GridIm2col
 from pyfluid.ops.conv_kernels import Im2col, Pointwise, conv_kernel, geometry, winograd_tile
 from pyfluid.ops.depthwise import Direct
 from pyfluid.ops.winograd import Winograd, transform_filter
@@ -77,6 +78,9 @@ GEOMETRIES = [
     (1, 4, (10, 10), 4, (3, 3), (1, 1), (2, 2), (2, 2), 4),       # dilated depthwise
     (1, 2, (23, 23), 2, (3, 3), (1, 1), (1, 1), (1, 1), 2),       # depthwise on long rows
     (2, 4, (5, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 2),         # two channels per group
+    # channel-last planes copied a block of channels at a time (16; 8 for 4 KiB planes)
+    (2, 24, (16, 16), 24, (3, 3), (1, 1), (1, 1), (1, 1), 24),
+    (1, 12, (32, 32), 12, (3, 3), (2, 2), (1, 1), (1, 1), 12),
     (1, 3, (6, 5), 5, (1, 1), (1, 1), (0, 0), (1, 1), 1),         # pointwise
     (3, 4, (7, 7), 4, (1, 1), (2, 2), (0, 0), (1, 1), 2),         # pointwise, strided, grouped
     (1, 2, (17, 17), 3, (1, 1), (1, 1), (1, 1), (1, 1), 1),       # 1x1 with padding: im2col
@@ -92,7 +96,7 @@ GEOMETRIES = [
 
 
 def _kernels(geo):
-    found = [Im2col(geo)]
+    found = [Im2col(geo), GridIm2col(geo)]
     if geo.pointwise:
         found.append(Pointwise(geo))
     if geo.groups > 1 and not geo.pointwise:
@@ -141,6 +145,9 @@ def test_winograd_matches_the_reference(tile, n, c, hw, oc, pads):
     ((1, 64, 56, 56), (64, 64, 3, 3), {"paddings": [1, 1]}, Im2col),
     ((1, 96, 56, 56), (96, 1, 3, 3), {"paddings": [1, 1], "groups": 96}, Direct),
     ((1, 128, 8, 8), (128, 4, 3, 3), {"paddings": [1, 1], "groups": 32}, Im2col),
+    ((64, 6, 14, 14), (16, 6, 5, 5), {}, GridIm2col),                  # LeNet: narrow maps
+    ((8, 3, 64, 64), (64, 3, 7, 7), {"strides": [2, 2], "paddings": [3, 3]}, GridIm2col),
+    ((8, 512, 2, 2), (512, 512, 3, 3), {"paddings": [1, 1]}, Im2col),  # 2 garbage of 4
 ])
 def test_the_kernel_is_chosen_per_layer_shape(shape, filt, attrs, kind):
     geo = geometry("conv2d", shape, filt, tuple(attrs.get("strides", (1, 1))),
@@ -162,7 +169,7 @@ def test_winograd_is_chosen_where_it_pays():
     geo = _geo(1, 64, (28, 28), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1)
     assert isinstance(conv_kernel(geo, 4), Winograd) and conv_kernel(geo, 4).m == 4
     assert isinstance(conv_kernel(_geo(1, 64, (7, 7), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1),
-                                  4), Im2col)       # the transform held does not pay: im2col
+                                  4), (Im2col, GridIm2col))    # the transform does not pay
 
 
 @pytest.mark.parametrize("op_type,x_shape,w_shape,attrs", [
@@ -195,3 +202,22 @@ def test_direct_accumulates_a_few_images_at_a_time(monkeypatch, channel_last):
     kernel = Direct(geo)
     kernel.channel_last = channel_last
     np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("run_values", [1, 12, 1 << 14])
+def test_direct_channel_last_multiplies_rows_of_several_positions(monkeypatch, run_values):
+    """One filter per channel, channel last: windows multiplied as rows of run_rows
+    positions (1, a divisor of the grid, the whole grid), a few images at a time."""
+    from pyfluid.ops import depthwise
+    monkeypatch.setattr(depthwise, "RUN_VALUES", run_values)
+    monkeypatch.setattr(depthwise, "ACCUMULATOR_VALUES", 1)
+    for spec in [(3, 4, (6, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),
+                 (2, 3, (9, 8), 3, (3, 3), (2, 2), (1, 1), (1, 1), 3)]:
+        geo = _geo(*spec)
+        x = _rng.standard_normal((geo.n, geo.c, geo.h, geo.w)).astype(np.float32)
+        w = _rng.standard_normal((geo.oc, 1, 3, 3)).astype(np.float32)
+        kernel = Direct(geo)
+        kernel.channel_last = True
+        assert 1 <= kernel.run_rows <= kernel.grid and kernel.grid % kernel.run_rows == 0
+        np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4,
+                                   atol=1e-4)

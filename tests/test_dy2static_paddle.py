@@ -20,10 +20,22 @@ import pytest
 
 import pyfluid as paddle
 from dy2static_cases import GatedLoop, _x
-from dy2static_paddle_layers import SPECS
+from paddle_alias import import_paddle_module
 from pyfluid.static import InputSpec
+from shared_fixtures import REPO_ROOT
 
 CF26 = Path(__file__).resolve().parent / "paddle_models" / "cf26"
+# the Layers Paddle converted into CF26's d2s_* models, imported here on pyfluid
+LAYERS = import_paddle_module(REPO_ROOT / "tools" / "paddle_models" / "d2s_layers.py",
+                              "d2s_layers_on_pyfluid")
+XS, NS = InputSpec([None, 4], "float32", "x"), InputSpec([1], "int64", "n")
+SPECS = {"d2s_if_else": (LAYERS.IfElse, [XS]), "d2s_if_elif_else": (LAYERS.IfElifElse, [XS]),
+         "d2s_while": (LAYERS.WhileLoop, [XS, NS]), "d2s_for_range": (LAYERS.ForRange, [XS, NS]),
+         "d2s_break_continue": (LAYERS.BreakContinue,
+                                [XS, NS, InputSpec([1], "float32", "limit")]),
+         "d2s_early_return": (LAYERS.EarlyReturn, [XS]),
+         "d2s_nested_loop_if": (LAYERS.NestedLoopIf, [XS, NS]),
+         "d2s_list_append": (LAYERS.ListAppend, [XS, NS])}
 PADDLE_PYTHON = os.environ.get("PADDLE_PYTHON") or (
     sys.executable if importlib.util.find_spec("paddle") else None)
 

@@ -442,6 +442,10 @@ CASES = [
                                           "strides": [2, 2], "ceil_mode": True,
                                           "exclusive": False, "data_format": "NHWC"}),
     Case("pool2d", {"X": distinct(1, 2, 4, 6)}, {"ksize": [2, 3], "adaptive": True}),
+    # windows tiling the input exactly (phases as views): disjoint average, overlapping max
+    Case("pool2d", {"X": u(1, 2, 4, 6)}, {"pooling_type": "avg", "ksize": [2, 2],
+                                          "strides": [2, 2]}),
+    Case("pool2d", {"X": distinct(1, 2, 5, 6)}, {"ksize": [3, 2], "strides": [1, 2]}),
     # fc: eager F.linear's op (3-D input, relu, Paddle's padded weights)
     Case("fc", {"Input": u(2, 3, 4), "W": u(4, 5), "Bias": u(5)}, {"in_num_col_dims": 2},
          wrt=("Input", "W", "Bias")),

@@ -122,3 +122,39 @@ def test_fluid_optimizers_build_static_programs_in_the_default_dygraph_mode():
     adam.step()
     with pytest.raises(AttributeError, match="should not be None in dygraph mode"):
         paddle.optimizer.SGD(0.1)                  # the 2.x optimizer still insists
+
+
+def test_adam_betas_given_as_variables_are_op_inputs_under_the_new_ir_guard():
+    """Paddle's test_pir_adam_op: ``paddle.pir.core.create_parameter`` makes the betas, which
+    reach the adam op as Beta1Tensor/Beta2Tensor; the beta powers start at Paddle's defaults
+    (0.9, 0.999) and advance by the tensors' values."""
+    with paddle.pir_utils.IrGuard():
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [2, 3])
+            w = paddle.static.create_parameter(
+                [3], "float32", default_initializer=paddle.nn.initializer.Constant(1.0))
+            loss = paddle.sum(x * w)
+            beta1 = paddle.pir.core.create_parameter(
+                "float32", [1], initializer=paddle.nn.initializer.Constant(0.85))
+            beta2 = paddle.pir.core.create_parameter(
+                "float32", [1], initializer=paddle.nn.initializer.Constant(0.95))
+            assert (beta1.name, beta1.persistable) == ("parameter_0", True)
+            paddle.optimizer.Adam(0.1, beta1=beta1, beta2=beta2).minimize(loss)
+        adam = [op for op in main.global_block().ops if op.type == "adam"][0]
+        assert adam.input("Beta1Tensor") == [beta1.name]
+        exe = paddle.static.Executor()
+        exe.run(startup)
+        feed = np.arange(6, dtype="float32").reshape(2, 3)
+        exe.run(main, feed={"x": feed})
+        scope = paddle.static.global_scope()
+        beta1_pow = np.array(scope.find_var(f"{w.name}_beta1_pow_acc_0").get_tensor())
+    np.testing.assert_allclose(beta1_pow, [0.9 * 0.85], rtol=1e-6)
+    g = feed.sum(0)
+    m1, m2 = 0.15 * g, 0.05 * g * g
+    lr_t = 0.1 * np.sqrt(1 - 0.999) / (1 - 0.9)
+    expected = 1.0 - lr_t * m1 / (np.sqrt(m2) + 1e-8 * np.sqrt(1 - 0.999))
+    np.testing.assert_allclose(np.array(scope.find_var(w.name).get_tensor()), expected,
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="initializer is None"):
+        paddle.pir.core.create_parameter("float32", [1])

@@ -12,24 +12,16 @@ import json
 import math
 import re
 import runpy
-import sys
 from pathlib import Path
 
 import pytest
 
 import pyfluid
+from paddle_alias import paddle_is_pyfluid
 
 CORPUS = Path(__file__).resolve().parent / "paddle_corpus"
 PROGRAMS = sorted(CORPUS.glob("p[0-9]*.py"))
 RTOL, ATOL = 1e-5, 1e-6
-
-
-def _alias_paddle(monkeypatch) -> None:
-    """``import paddle`` / ``import paddle.x.y`` resolve to pyfluid and its submodules."""
-    import pyfluid.nn.functional  # noqa: F401  (loaded so that its alias exists)
-    for name, module in list(sys.modules.items()):
-        if name == "pyfluid" or name.startswith("pyfluid."):
-            monkeypatch.setitem(sys.modules, "paddle" + name[len("pyfluid"):], module)
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+|nan|inf)(?![\w.])")
@@ -67,11 +59,10 @@ def _close(got: float, want: float) -> bool:
 
 def run_program(program: Path, folder: Path, monkeypatch) -> list[str]:
     """Run one corpus program under pyfluid in ``folder``; its printed lines."""
-    _alias_paddle(monkeypatch)
     monkeypatch.chdir(folder)
     pyfluid.disable_static()            # Paddle starts in dynamic mode
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with paddle_is_pyfluid(), contextlib.redirect_stdout(out):
         runpy.run_path(str(program), run_name="__main__")
     return out.getvalue().splitlines()
 

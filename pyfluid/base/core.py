@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..executor import CPUPlace, LoDTensor, Scope
+from ..executor import CPUPlace, LoDTensor, LoDTensorArray, Scope
 
 from ..framework.desc import BlockDesc, OpDesc, VarDesc
 from ..framework.program import ProgramDesc
@@ -13,7 +13,7 @@ from ..framework.variable import Parameter
 from ..ops.types import AttrType, VarType
 
 __all__ = ["AttrType", "BlockDesc", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "Graph",
-           "LoDTensor", "OpDesc", "Place", "ProgramDesc", "Scope", "VarDesc",
+           "LoDTensor", "LoDTensorArray", "OpDesc", "Place", "ProgramDesc", "Scope", "VarDesc",
            "XPUPlace", "get_cuda_device_count", "grad_var_suffix", "is_compiled_with_cinn",
            "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_float16_supported", "kEmptyVarName", "kGradVarSuffix"]

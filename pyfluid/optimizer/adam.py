@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from ..framework.variable import Variable
 from .lr import LRScheduler
 from .optimizer import Optimizer
+
+_PAD_BETAS = {"_beta1": 0.9, "_beta2": 0.999}   # beta-power fills when a beta is a Variable
 
 
 class Adam(Optimizer):
@@ -25,11 +28,11 @@ class Adam(Optimizer):
                             ("beta2", beta2), ("epsilon", epsilon)):
             if value is None:
                 raise ValueError(f"{what} is not set")
-        if not 0 <= beta1 < 1:
+        if not isinstance(beta1, Variable) and not 0 <= beta1 < 1:
             raise ValueError("Invaild value of beta1, expect beta1 in [0,1).")
-        if not 0 <= beta2 < 1:
+        if not isinstance(beta2, Variable) and not 0 <= beta2 < 1:
             raise ValueError("Invaild value of beta2, expect beta2 in [0,1).")
-        if not 0 <= epsilon:
+        if not isinstance(epsilon, Variable) and not 0 <= epsilon:
             raise ValueError("Invaild value of epsilon, expect epsilon >= 0.")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
@@ -44,13 +47,26 @@ class Adam(Optimizer):
 
     def _accumulator_init(self, param):
         return [("moment1", 0.0, None, None), ("moment2", 0.0, None, None),
-                ("beta1_pow_acc", self._beta1, [1], "cpu"),
-                ("beta2_pow_acc", self._beta2, [1], "cpu")]
+                ("beta1_pow_acc", self._hyper("_beta1"), [1], "cpu"),
+                ("beta2_pow_acc", self._hyper("_beta2"), [1], "cpu")]
+
+    def _hyper(self, field: str) -> float:
+        """A beta or epsilon as a number: an eager Tensor's value; for a static Variable
+        (an op input then) Paddle's default, which is also what fills the beta powers."""
+        value = getattr(self, field)
+        if isinstance(value, Variable):
+            return _PAD_BETAS.get(field, 1e-8)
+        return float(value)
 
     def _op_attrs(self, param) -> dict:
         return {"lazy_mode": self._lazy_mode, "min_row_size_to_use_multithread": 1000,
-                "multi_precision": False, "beta1": float(self._beta1),
-                "beta2": float(self._beta2), "epsilon": float(self._epsilon)}
+                "multi_precision": False, "beta1": self._hyper("_beta1"),
+                "beta2": self._hyper("_beta2"), "epsilon": self._hyper("_epsilon")}
+
+    def _op_tensor_inputs(self) -> dict:
+        return {slot: [value] for slot, value in (
+            ("Beta1Tensor", self._beta1), ("Beta2Tensor", self._beta2),
+            ("EpsilonTensor", self._epsilon)) if isinstance(value, Variable)}
 
 
 class AdamW(Adam):

@@ -245,12 +245,16 @@ class Optimizer:
         accs = {slot: self._get_accumulator(acc, param)
                 for slot, acc in self._accumulator_slots.items()}
         inputs = {"Param": [param], "Grad": [grad], "LearningRate": [self._create_param_lr(param)],
-                  **{slot: [v] for slot, v in accs.items()}}
+                  **{slot: [v] for slot, v in accs.items()}, **self._op_tensor_inputs()}
         outputs = {"ParamOut": [param], **{f"{slot}Out": [v] for slot, v in accs.items()}}
         return block.append_op(type=self.type, inputs=inputs, outputs=outputs,
                                attrs=self._op_attrs(param))
 
     def _op_attrs(self, param) -> dict:
+        return {}
+
+    def _op_tensor_inputs(self) -> dict:
+        """Hyperparameters given as static Variables, fed to the op as inputs (Adam's betas)."""
         return {}
 
     # -- eager mode ---------------------------------------------------------------------------

@@ -29,17 +29,14 @@ import json
 import os
 import struct
 import sys
-import zlib
 
 import numpy as np
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 from paddle.static import InputSpec
-
-
-def seed_for(name):
-    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
+from pdmodel_files import seed_for
+from d2s_layers import IfElse, WhileLoop
 
 
 DIALECTS = {"0": "builtin", "1": "pd_op", "2": "cf", "3": "custom_op", "4": "dist_op"}
@@ -186,34 +183,6 @@ class LSTMNet(nn.Layer):
         return out, h, c
 
 
-class IfNet(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-
-    def forward(self, x):
-        h = self.fc(x)
-        if paddle.mean(x) > 0:
-            y = h * 2.0 + 1.0
-        else:
-            y = paddle.tanh(h) - 1.0
-        return y
-
-
-class WhileNet(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-
-    def forward(self, x, n):
-        i = paddle.zeros([1], "int64")
-        h = self.fc(x)
-        while i < n:
-            h = paddle.tanh(h) * 1.5 + 0.1
-            i += 1
-        return h, i
-
-
 def randomize_bn(layer, rng):
     for sub in layer.sublayers(include_self=True):
         if isinstance(sub, (nn.BatchNorm2D, nn.BatchNorm)):
@@ -248,13 +217,13 @@ def _lstm(rng):
 
 def _if(rng):
     x = rng.standard_normal((2, 4)).astype("float32")
-    return IfNet(), [InputSpec([None, 4], "float32", "x")], \
+    return IfElse(), [InputSpec([None, 4], "float32", "x")], \
         [{"x": np.abs(x) + 0.1}, {"x": -np.abs(x) - 0.1}]
 
 
 def _while(rng):
     x = rng.standard_normal((2, 4)).astype("float32")
-    return WhileNet(), [InputSpec([None, 4], "float32", "x"), InputSpec([1], "int64", "n")], \
+    return WhileLoop(), [InputSpec([None, 4], "float32", "x"), InputSpec([1], "int64", "n")], \
         [{"x": x, "n": np.array([n], "int64")} for n in (0, 1, 4)]
 
 

@@ -42,13 +42,13 @@ import argparse
 import json
 import os
 import sys
-import zlib
 
 import numpy as np
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 from paddle.static import InputSpec
+from pdmodel_files import op_types_of, seed_for, strip_callstacks
 
 LARGE_PARAM_BYTES = 20 * 1024 * 1024  # "large" threshold (~20 MB of parameters)
 
@@ -56,10 +56,6 @@ LARGE_PARAM_BYTES = 20 * 1024 * 1024  # "large" threshold (~20 MB of parameters)
 # --------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------
-def seed_for(name):
-    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
-
-
 def randomize_norm_stats(layer, rng):
     """Give every batch-norm-like layer non-trivial running statistics and affine."""
     for sub in layer.sublayers(include_self=True):
@@ -76,40 +72,6 @@ def randomize_norm_stats(layer, rng):
                 w.set_value(rng.uniform(0.8, 1.2, w.shape).astype("float32"))
             if b is not None:
                 b.set_value(rng.uniform(-0.1, 0.1, b.shape).astype("float32"))
-
-
-def strip_callstacks(pdmodel_path):
-    """Remove the ``op_callstack`` attribute (Python tracebacks holding the paths of
-    this machine) from every op of a saved ProgramDesc, in place.  Paddle treats it as
-    an extra attribute: the program loads and runs the same without it, and the file
-    becomes independent of where the generator ran."""
-    from paddle.base.proto import framework_pb2
-
-    desc = framework_pb2.ProgramDesc()
-    with open(pdmodel_path, "rb") as f:
-        desc.ParseFromString(f.read())
-    for block in desc.blocks:
-        for op in block.ops:
-            keep = [a for a in op.attrs if a.name != "op_callstack"]
-            if len(keep) != len(op.attrs):
-                del op.attrs[:]
-                op.attrs.extend(keep)
-    with open(pdmodel_path, "wb") as f:
-        f.write(desc.SerializeToString())
-
-
-def op_types_of(pdmodel_path):
-    """Set of op types over all blocks of a saved .pdmodel (ProgramDesc protobuf)."""
-    from paddle.base.proto import framework_pb2
-
-    desc = framework_pb2.ProgramDesc()
-    with open(pdmodel_path, "rb") as f:
-        desc.ParseFromString(f.read())
-    ops = set()
-    for block in desc.blocks:
-        for op in block.ops:
-            ops.add(op.type)
-    return sorted(ops), len(desc.blocks)
 
 
 def run_saved(prefix, feed_arrays):

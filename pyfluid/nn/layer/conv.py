@@ -69,6 +69,13 @@ class _ConvNd(Layer):
         return F.pad(x, self._reversed_padding_repeated_twice, mode=self._padding_mode,
                      data_format=self._data_format)
 
+    def _convolve(self, conv, x):
+        """``conv`` (F.conv2d / F.conv3d) of ``x`` padded by the layer's padding mode."""
+        return conv(self._padded(x), self.weight, self.bias, stride=self._stride,
+                    padding=self._updated_padding if self._padding_mode != "zeros"
+                    else self._padding, dilation=self._dilation, groups=self._groups,
+                    data_format=self._data_format)
+
     def extra_repr(self) -> str:
         return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
                 f"data_format={self._data_format}")
@@ -86,10 +93,7 @@ class Conv2D(_ConvNd):
                          data_format=data_format)
 
     def forward(self, x):
-        return F.conv2d(self._padded(x), self.weight, self.bias, stride=self._stride,
-                        padding=self._updated_padding if self._padding_mode != "zeros"
-                        else self._padding, dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
+        return self._convolve(F.conv2d, x)
 
 
 class Conv3D(_ConvNd):
@@ -104,10 +108,7 @@ class Conv3D(_ConvNd):
                          data_format=data_format)
 
     def forward(self, x):
-        return F.conv3d(self._padded(x), self.weight, self.bias, stride=self._stride,
-                        padding=self._updated_padding if self._padding_mode != "zeros"
-                        else self._padding, dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
+        return self._convolve(F.conv3d, x)
 
 
 class Conv2DTranspose(_ConvNd):

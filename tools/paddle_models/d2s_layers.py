@@ -1,10 +1,10 @@
-"""The Layers of tools/paddle_models/gen_control_flow_26.py (Paddle 2.6's dynamic-to-static
-corpus in tests/paddle_models/cf26/d2s_*), on pyfluid: converted by pyfluid they must give the
-outputs Paddle recorded for its own conversion of the same source. (Some are not valid eager
-code, e.g. ``paddle.cast`` of the loop index of ``range(Tensor)``: only their conversions run.)"""
-import pyfluid as paddle
-from pyfluid import nn
-from pyfluid.static import InputSpec
+"""Layers whose ``forward`` uses Python control flow on Tensors (if/elif/else, while, for over
+range(Tensor), break/continue, early return, list appends): Paddle code, converted by Paddle 2.6
+(gen_control_flow_26.py, gen_pir_33.py record tests/paddle_models/cf26/d2s_*) and by pyfluid
+with only the import changed (tests/test_dy2static_paddle.py). Some are not valid eager code,
+e.g. ``paddle.cast`` of the loop index of ``range(Tensor)``: only their conversions run."""
+import paddle
+from paddle import nn
 
 
 class IfElse(nn.Layer):
@@ -153,12 +153,3 @@ class ListAppend(nn.Layer):
             cur = paddle.sin(cur) + 0.5
             outs.append(cur * 1.0)
         return outs[-1], cur
-
-
-XS = InputSpec([None, 4], "float32", "x")
-NS = InputSpec([1], "int64", "n")
-SPECS = {"d2s_if_else": (IfElse, [XS]), "d2s_if_elif_else": (IfElifElse, [XS]),
-         "d2s_while": (WhileLoop, [XS, NS]), "d2s_for_range": (ForRange, [XS, NS]),
-         "d2s_break_continue": (BreakContinue, [XS, NS, InputSpec([1], "float32", "limit")]),
-         "d2s_early_return": (EarlyReturn, [XS]), "d2s_nested_loop_if": (NestedLoopIf, [XS, NS]),
-         "d2s_list_append": (ListAppend, [XS, NS])}
