@@ -90,6 +90,10 @@ def _fc_2d(x, w, bias):
 def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_weights,
             wanted=(True, True, True)):
     """(dInput, dW, dBias) of ``act(flatten(Input) @ W + Bias)``."""
+    if in_num_col_dims == 1 and not activation_type and not padding_weights and input.ndim == 2:
+        return (dout @ w.T if wanted[0] else None,         # nn.Linear's: the general path's
+                input.T @ dout if wanted[1] else None,     # products without its reshapes
+                np.add.reduce(dout, axis=0) if wanted[2] else None)
     _check_activation(activation_type)
     weights = w[:-4, :-4] if padding_weights else w
     rows, cols = weights.shape
