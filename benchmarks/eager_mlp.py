@@ -5,8 +5,8 @@ The eager step is what a Paddle user writes: ``loss = CrossEntropyLoss()(model(x
 ReLU and SGD. The NumPy step does the same float32 math with no framework (both skip the
 input gradient of the first layer: the data needs none). Eager and NumPy blocks alternate;
 prints the median ms per step of each and the median ratio eager / NumPy of back-to-back
-block pairs, with the load average (PyTorch eager is 1.15-1.3x on such steps; the aim is
-<= 1.3x).
+block pairs, with the load average (PyTorch eager is 1.15-1.3x on such steps; the goal is
+<= 1.10x).
 
     python benchmarks/eager_mlp.py [--threads 1] [--steps 30] [--rounds 15]
 """

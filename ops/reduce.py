@@ -51,12 +51,26 @@ reduce_mean = register_op("reduce_mean", inputs=["X"], outputs=["Out"], attrs=_R
 def reduce_mean_kernel(x, *, dim, keep_dim, reduce_all, out_dtype):
     dtype = x.dtype if out_dtype == -1 else to_numpy_dtype(out_dtype)
     axes = reduce_axes(x.ndim, dim, reduce_all)
-    if axes is None and not keep_dim and x.dtype.kind == "f" and x.dtype.itemsize >= 4 \
-            and x.size and type(x) is np.ndarray:      # a loss: NumPy's mean without its wrapper
-        total = np.add.reduce(x, axis=None)
-        return np.asarray(total.dtype.type(total / x.size), dtype=dtype)
+    if axes is None and not keep_dim:
+        return mean_of_all(x, dtype)
     out = x.mean(axis=axes, keepdims=keep_dim)
     return np.asarray(out, dtype=dtype)
+
+
+@reduce_mean.def_specialize
+def reduce_mean_fast(*, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    """A mean over everything into a 0-D value of x's dtype (a loss)."""
+    return mean_of_all if not keep_dim and out_dtype == -1 and (reduce_all or not dim) else None
+
+
+def mean_of_all(x, dtype=None):
+    """``np.asarray(x.mean(), dtype)``; for float32/64 without NumPy's Python wrapper (the
+    same pairwise sum, then the same division)."""
+    dtype = x.dtype if dtype is None else dtype
+    if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and x.size and type(x) is np.ndarray:
+        total = np.add.reduce(x, axis=None)
+        return np.asarray(total.dtype.type(total / x.size), dtype=dtype)
+    return np.asarray(x.mean(), dtype=dtype)
 
 
 @reduce_mean.def_grad(exact=True, shape_only=("x",), never_raises=True)
