@@ -178,3 +178,16 @@ def test_trainable_sets_stop_gradient_and_an_update_bumps_the_version():
     before = layer.weight.inplace_version
     optimizer.step()
     assert layer.weight.inplace_version == before + 1
+
+
+def test_a_linear_subclass_may_define_its_weight():
+    class Doubled(paddle.nn.Linear):
+        @property
+        def weight(self):                    # the stored parameter, transformed
+            return self._parameters["weight"] * 2.0
+
+    layer = Doubled(2, 3)
+    x = paddle.ones([1, 2])
+    stored = layer._parameters["weight"].numpy()
+    np.testing.assert_allclose(layer(x).numpy(), np.ones((1, 2)) @ (2 * stored) +
+                               layer.bias.numpy(), rtol=1e-6)

@@ -22,9 +22,12 @@ class Linear(Layer):
         self.name = name
 
     def forward(self, x):
-        params = self._parameters    # what self.weight would find, without a failed lookup first
-        return F.linear(x, params["weight"] if "weight" in params else self.weight,
-                        params["bias"] if "bias" in params else self.bias)
+        params = self._parameters
+        if type(self) is Linear and "weight" in params and "bias" in params:
+            # what self.weight / self.bias find (no class attribute of those names, and
+            # setting a parameter drops an instance one), without a failed lookup first
+            return F.linear(x, params["weight"], params["bias"])
+        return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.weight.shape[0]}, out_features={self.weight.shape[1]}"
