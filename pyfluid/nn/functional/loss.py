@@ -3,6 +3,7 @@ then the reduction, with Paddle 2.6's attributes and temporaries in static mode.
 from __future__ import annotations
 
 from ..._dispatch import apply_op, is_static, layer_op
+from ...engine.run import run_op
 from ...framework.layer_helper import LayerHelper
 from ...framework.variable import Variable
 from ...tensor.creation import full, full_constant
@@ -99,7 +100,10 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
         return out_sum / (count + cast(count == 0.0, count.dtype))
     if weights is not None:
         return total(out, name=name) / total(weights, name=name)
-    return mean(out, name=name)
+    if isinstance(out, Variable):
+        return mean(out, name=name)
+    return run_op("reduce_mean", {"X": out},                  # mean(out) of an eager loss
+                  {"dim": [], "keep_dim": False, "reduce_all": True})
 
 
 def square_error_cost(input, label):
