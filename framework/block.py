@@ -151,11 +151,13 @@ class Block:
         named ``<layer>_<n>.tmp_<k>`` (``layer``: Paddle's LayerHelper name, default the op
         type). Returns the created Variable (a tuple of them when there are several)."""
         outputs = dict(outputs or {})
-        prefix = name or unique_name.generate(layer or type)
-        created = []
+        prefix, created = name, []
         for slot in get_op(type).outputs:
             if slot.name in outputs or slot.dispensable:
                 continue
+            # a layer name only when a temporary needs one (callers naming every output
+            # took theirs: paddle.add is elementwise_add_0, _1, ...)
+            prefix = prefix or unique_name.generate(layer or type)
             var = self.create_var(name=unique_name.generate_with_ignorable_key(prefix + ".tmp"))
             outputs[slot.name] = var
             created.append(var)

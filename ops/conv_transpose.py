@@ -1,9 +1,9 @@
-"""conv2d_transpose and depthwise_conv2d_transpose: the adjoint of convolution. Per group, the
+"""conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose: the adjoint of convolution. Per group, the
 transposed filter matrix (Cout/g*KH*KW, Cin/g) times the input gives the columns, which col2im
 sums into the (padded) output; the gradient reuses the im2col view of the output gradient
 for both the input (filter matrix times columns) and the filter (input times columns).
 
-Filters are [Cin, Cout/groups, KH, KW]. The output size is Paddle's
+Filters are [Cin, Cout/groups, *kernel] (2 or 3 spatial dims, the same code). The output size is Paddle's
 (in - 1) * stride - pad_before - pad_after + dilation * (k - 1) + 1, plus output_padding, or
 output_size when given (which must lie in [that size, that size + stride))."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from .conv import _batched_matmul
 from .registry import register_op
 from .types import AttrType, Meta
-from .windows import (check_layout_nd, col2im_nd, crop_spatial, from_channel_first, im2col_nd,
+from .windows import (col2im_nd, crop_spatial, from_channel_first, im2col_nd,
                       pad_spatial, resolve_padding, to_channel_first)
 
 CONV_TRANSPOSE_ATTRS = {
@@ -28,6 +28,20 @@ CONV_TRANSPOSE_ATTRS = {
     "dilations": (AttrType.INTS, [1, 1]),
     "data_format": "NCHW",
 }
+# Paddle declares conv3d_transpose's data_format default "NCHW" too, and paddle.nn.functional
+# passes "NCHW" / "NHWC" for 5-D inputs.
+CONV3D_TRANSPOSE_ATTRS = {**CONV_TRANSPOSE_ATTRS, "strides": (AttrType.INTS, [1, 1, 1]),
+                          "paddings": (AttrType.INTS, [0, 0, 0]),
+                          "dilations": (AttrType.INTS, [1, 1, 1])}
+_LAYOUTS = ("NCHW", "NHWC", "NCDHW", "NDHWC", "AnyLayout")
+
+
+def channel_last_layout(op_type: str, data_format: str) -> bool:
+    """Paddle's transposed-conv kernels read NHWC and NDHWC as channel-last whatever the rank."""
+    if data_format not in _LAYOUTS:
+        raise ValueError(f"op '{op_type}': data_format must be one of {list(_LAYOUTS[:4])}, "
+                         f"received {data_format!r}")
+    return data_format in ("NHWC", "NDHWC")
 
 
 class _Geometry(NamedTuple):
@@ -81,7 +95,6 @@ def transposed_geometry(op_type, in_size, ksize, *, strides, paddings, padding_a
 
 def _shape(op_type: str):
     def infer(inp: Meta, filt: Meta, bias=None, *, groups, data_format, **attrs):
-        n_spatial = len(inp.shape) - 2
         if len(inp.shape) not in (4, 5):
             raise ValueError(f"Input of Op({op_type}) should be 4-D or 5-D Tensor. But "
                              f"received: {len(inp.shape)}-D Tensor, the shape of input is "
@@ -90,7 +103,7 @@ def _shape(op_type: str):
             raise ValueError(f"The input's dimension size and filter's dimension size of Op "
                              f"({op_type}) should be equal. But received: the shape of input is "
                              f"{list(inp.shape)}, the shape of filter is {list(filt.shape)}.")
-        channel_last = check_layout_nd(op_type, data_format, n_spatial)
+        channel_last = channel_last_layout(op_type, data_format)
         c = inp.shape[-1 if channel_last else 1]
         if -1 not in (c, filt.shape[0]) and c != filt.shape[0]:
             raise ValueError(f"The number of input channels should be equal to filter channels "
@@ -111,7 +124,7 @@ def _shape(op_type: str):
 
 
 def _prepare(op_type, x, filt, attrs):
-    channel_last = check_layout_nd(op_type, attrs["data_format"], filt.ndim - 2)
+    channel_last = channel_last_layout(op_type, attrs["data_format"])
     x = to_channel_first(x, channel_last)
     geo = transposed_geometry(op_type, x.shape[2:], filt.shape[2:], **attrs)
     return x, geo, channel_last
@@ -152,10 +165,12 @@ def conv_transpose_backward(op_type, x, filt, dout, *, groups, wanted=(True, Tru
     return dx, dfilt
 
 
-def _register(op_type: str):
-    # Bias is Paddle's extra (oneDNN-only) input: accepted, unused on CPU as in Paddle.
-    op = register_op(op_type, inputs=["Input", "Filter", "Bias?"], outputs=["Output"],
-                     attrs=CONV_TRANSPOSE_ATTRS, infer_shape=_shape(op_type), no_grad=["Bias"],
+def _register(op_type: str, attrs: dict = CONV_TRANSPOSE_ATTRS, bias_slot: bool = True):
+    # Bias is Paddle's extra (oneDNN-only) input of the 2-D ops (conv3d_transpose has none):
+    # accepted, unused on CPU as in Paddle.
+    extra = ["Bias?"] if bias_slot else []
+    op = register_op(op_type, inputs=["Input", "Filter", *extra], outputs=["Output"],
+                     attrs=attrs, infer_shape=_shape(op_type), no_grad=["Bias"][:len(extra)],
                      fresh_outputs=True)
 
     @op.def_kernel
@@ -164,13 +179,13 @@ def _register(op_type: str):
 
     @op.def_grad
     def grad(input, filter, doutput, *, strides, paddings, output_padding, output_size,
-             padding_algorithm, groups, dilations, data_format, wanted=(True, True, False)):
+             padding_algorithm, groups, dilations, data_format, wanted=(True, True)):
         dx, dfilt = conv_transpose_backward(
             op_type, input, filter, doutput, strides=strides, paddings=paddings,
             output_padding=output_padding, output_size=output_size,
             padding_algorithm=padding_algorithm, groups=groups, dilations=dilations,
             data_format=data_format, wanted=wanted[:2])
-        return dx, dfilt, None
+        return (dx, dfilt, None)[:2 + len(extra)]
 
     kernel.__name__, grad.__name__ = f"{op_type}_kernel", f"{op_type}_grad"
     return op
@@ -178,3 +193,4 @@ def _register(op_type: str):
 
 conv2d_transpose = _register("conv2d_transpose")
 depthwise_conv2d_transpose = _register("depthwise_conv2d_transpose")
+conv3d_transpose = _register("conv3d_transpose", CONV3D_TRANSPOSE_ATTRS, bias_slot=False)
