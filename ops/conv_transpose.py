@@ -1,11 +1,13 @@
-"""conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose: the adjoint of convolution. Per group, the
-transposed filter matrix (Cout/g*KH*KW, Cin/g) times the input gives the columns, which col2im
-sums into the (padded) output; the gradient reuses the im2col view of the output gradient
-for both the input (filter matrix times columns) and the filter (input times columns).
+"""conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose: the adjoint of
+convolution. Per group, the transposed filter matrix (Cout/g*prod(K), Cin/g) times the input
+gives the columns, which col2im sums into the (padded) output; the gradient reuses the im2col
+view of the output gradient for both the input (filter matrix times columns) and the filter
+(input times columns).
 
-Filters are [Cin, Cout/groups, *kernel] (2 or 3 spatial dims, the same code). The output size is Paddle's
-(in - 1) * stride - pad_before - pad_after + dilation * (k - 1) + 1, plus output_padding, or
-output_size when given (which must lie in [that size, that size + stride))."""
+Filters are [Cin, Cout/groups, *kernel] (2 or 3 spatial dims, the same code). The output size
+is Paddle's (in - 1) * stride - pad_before - pad_after + dilation * (k - 1) + 1, plus
+output_padding, or output_size when given (which must lie in [that size, that size + stride)).
+"""
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -72,16 +72,17 @@ def _binary(op_type: str, doc: str):
     return fn
 
 
-def elementwise_api(op_type: str, x, y, name: str | None = None, out=None):
+def elementwise_api(op_type: str, x, y, name: str | None = None, out=None, axis: int = -1):
     """Paddle's ``_elementwise_op``: in static mode the output is named exactly ``name``, or
-    ``<op_type>_<n>`` (its LayerHelper's own name, no ``.tmp``) unless ``out`` is given."""
+    ``<op_type>_<n>`` (its LayerHelper's own name, no ``.tmp``) unless ``out`` is given.
+    ``axis`` is where ``y``'s dims start in ``x`` (Paddle's ``_add_with_axis``)."""
     inputs = {"X": x, "Y": y}
     if in_dynamic_mode() and not _has_static(inputs):
-        return apply_op(op_type, inputs, {"axis": -1})
+        return apply_op(op_type, inputs, {"axis": axis})
     if out is None:
         block = (x if isinstance(x, Variable) else y).block.program.current_block()
         out = block.create_var(name=name or unique_name.generate(op_type), dtype=x.dtype)
-    apply_op(op_type, inputs, {"axis": -1}, outputs={"Out": out})
+    apply_op(op_type, inputs, {"axis": axis}, outputs={"Out": out})
     return out
 
 

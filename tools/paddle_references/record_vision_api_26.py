@@ -1,19 +1,23 @@
-"""Record what Paddle 2.6's vision APIs append in static mode, for tests/test_vision_api.py.
+"""Record what Paddle 2.6's vision APIs append in static mode, for tests/test_vision_api.py
+(and, naming another script of tests/, the convolutions of tests/test_conv_api.py).
 
     /path/to/paddle26/bin/python tools/paddle_references/record_vision_api_26.py tests/golden/vision_api_paddle26
+    /path/to/paddle26/bin/python tools/paddle_references/record_vision_api_26.py tests/golden/conv_api_paddle26 conv_api_script
 
-builds tests/vision_api_script.py's program with Paddle and writes ``<out>.json`` (per op: type,
-input/output variable names, attributes without Paddle's extra ones; per variable: shape) and
-``<out>.npz`` (the feeds and the functional outputs, run with a CPU Executor).
+builds tests/vision_api_script.py's (or the named script's) program with Paddle and writes
+``<out>.json`` (per op: type, input/output variable names, attributes without Paddle's extra
+ones; per variable: shape) and ``<out>.npz`` (the feeds and the functional outputs, run with
+a CPU Executor).
 """
 import json
 import sys
 from pathlib import Path
 
+import importlib
+
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-import vision_api_script  # noqa: E402
 
 COMMON = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
           "with_quant_attr"}
@@ -27,14 +31,15 @@ def plain(value):
     return value if isinstance(value, (bool, int, str)) else int(value)
 
 
-def main(out):
-    feeds = vision_api_script.feeds()
+def main(out, script_name="vision_api_script"):
+    script = importlib.import_module(script_name)
+    feeds = script.feeds()
     import paddle
     from paddle.base import core
     paddle.enable_static()
     main_prog, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main_prog, startup):
-        fetches = vision_api_script.build(paddle)
+        fetches = script.build(paddle)
     block = main_prog.global_block()
     ops = []
     for op in block.ops:
@@ -57,4 +62,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -156,6 +156,9 @@ TABLE = {
     **{name: f"{name}(Input, Filter, =output_size:ia -> Output) | strides:i32s, paddings:i32s, "
              "output_padding:i32s, padding_algorithm:s, groups:i32, dilations:i32s, "
              "data_format:s" for name in ("conv2d_transpose", "depthwise_conv2d_transpose")},
+    "conv3d_transpose": "conv3d_transpose(Input, Filter -> Output) | strides:i32s, "
+                        "paddings:i32s, output_padding:i32s, output_size:i32s, "
+                        "padding_algorithm:s, groups:i32, dilations:i32s, data_format:s",
     "pool2d": "pool2d(X, =ksize:ia -> Out) | strides:i64s, paddings:i64s, ceil_mode:b, "
               "exclusive:b, data_format:s, pooling_type:s, global_pooling:b, adaptive:b, "
               "padding_algorithm:s",

@@ -15,7 +15,7 @@ from .activation import (CELU, SELU, Hardshrink, Hardtanh, LogSigmoid, Mish, PRe
                          Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
 from .common import (Pad1D, Pad2D, Pad3D, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D,
                      ZeroPad2D)
-from .conv import Conv2DTranspose, Conv3D
+from .conv import Conv1D, Conv1DTranspose, Conv2DTranspose, Conv3D, Conv3DTranspose
 from .norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D
 from .pooling import AdaptiveMaxPool2D
 
@@ -27,7 +27,8 @@ __all__ = [
 __all__ += ["BiRNN", "GRU", "GRUCell", "LSTM", "LSTMCell", "LayerList", "RNN", "RNNBase",
             "RNNCellBase", "SimpleRNN", "SimpleRNNCell"]
 __all__ += [
-    "AdaptiveMaxPool2D", "CELU", "Conv2DTranspose", "Conv3D", "GroupNorm", "Hardshrink",
+    "AdaptiveMaxPool2D", "CELU", "Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Conv3D",
+    "Conv3DTranspose", "GroupNorm", "Hardshrink",
     "Hardtanh", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LogSigmoid", "Mish",
     "PReLU", "Pad1D", "Pad2D", "Pad3D", "SELU", "Softplus", "Softshrink", "Softsign",
     "Tanhshrink", "ThresholdedReLU", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D",

@@ -1,5 +1,5 @@
-"""Convolution layers: Conv2D, Conv3D and Conv2DTranspose, sharing Paddle's ``_ConvNd``
-construction (filter shapes, default initializers, padding modes)."""
+"""Convolution layers: Conv1D, Conv2D, Conv3D and their transposes, sharing Paddle's
+``_ConvNd`` construction (filter shapes, default initializers, padding modes)."""
 from __future__ import annotations
 
 from typing import Any
@@ -42,8 +42,9 @@ class _ConvNd(Layer):
         self._dilation = convert_to_list(dilation, dims, "dilation")
         self._kernel_size = convert_to_list(kernel_size, dims, "kernel_size")
         self.output_padding = output_padding
-        self._updated_padding, self._padding_algorithm = update_padding_nd(padding, channel_last,
-                                                                           dims)
+        if dims != 1:      # Paddle leaves a 1-D padding to F.conv1d
+            self._updated_padding, self._padding_algorithm = update_padding_nd(
+                padding, channel_last, dims)
         if transposed:
             filter_shape = [in_channels, out_channels // groups] + self._kernel_size
             initializer = None
@@ -126,6 +127,60 @@ class Conv2DTranspose(_ConvNd):
     def forward(self, x, output_size=None):
         output_padding = self.output_padding if output_size is None else 0
         return F.conv2d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
+                                  output_padding=output_padding, stride=self._stride,
+                                  dilation=self._dilation, groups=self._groups,
+                                  output_size=output_size, data_format=self._data_format)
+
+
+class Conv1D(_ConvNd):
+    """1-D convolution (``F.conv1d``: ``conv2d`` of the unsqueezed NCL / NLC input)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, padding_mode: str = "zeros",
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, False, 1, stride=stride,
+                         padding=padding, padding_mode=padding_mode, dilation=dilation,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x):
+        return self._convolve(F.conv1d, x)
+
+
+class Conv1DTranspose(_ConvNd):
+    """Transposed 1-D convolution (``F.conv1d_transpose``); Paddle passes the layer's
+    output_padding even with an ``output_size`` (then they must not both be set)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, dilation=1, weight_attr: Any = None,
+                 bias_attr: Any = None, data_format: str = "NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, True, 1, stride=stride,
+                         padding=padding, dilation=dilation, output_padding=output_padding,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x, output_size=None):
+        return F.conv1d_transpose(x, self.weight, bias=self.bias, output_size=output_size,
+                                  output_padding=self.output_padding, padding=self._padding,
+                                  stride=self._stride, dilation=self._dilation,
+                                  groups=self._groups, data_format=self._data_format)
+
+
+class Conv3DTranspose(_ConvNd):
+    """Transposed 3-D convolution (``F.conv3d_transpose``); ``forward(x, output_size)`` may
+    pick the output size (then output_padding is not used)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups: int = 1, weight_attr: Any = None,
+                 bias_attr: Any = None, data_format: str = "NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, True, 3, stride=stride,
+                         padding=padding, dilation=dilation, output_padding=output_padding,
+                         groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    def forward(self, x, output_size=None):
+        output_padding = self.output_padding if output_size is None else 0
+        return F.conv3d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
                                   output_padding=output_padding, stride=self._stride,
                                   dilation=self._dilation, groups=self._groups,
                                   output_size=output_size, data_format=self._data_format)
