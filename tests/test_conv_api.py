@@ -185,3 +185,106 @@ def _run(mode, fn, *values):
     (got,) = paddle.static.Executor().run(main, feed={f"v{i}": v for i, v in
                                                       enumerate(values)}, fetch_list=[out])
     return got
+
+
+GRADIENT_CASES = {
+    "conv1d_nlc": lambda x, w: F.conv1d(x, w[:, :2, :3], stride=2, padding=[1, 2], groups=2,
+                                        data_format="NLC"),
+    "conv1d_transpose": lambda x, w: F.conv1d_transpose(
+        paddle.transpose(x, [0, 2, 1]), w[:, :3, :2], stride=2, padding=1, output_padding=1,
+        dilation=2, groups=2),
+    "conv1d_transpose_depthwise": lambda x, w: F.conv1d_transpose(
+        x, w[:, :1, :3], stride=3, groups=4, data_format="NLC"),
+}
+
+
+@pytest.mark.parametrize("case", GRADIENT_CASES)
+def test_eager_gradients_equal_static_ones(case):
+    """d sum(out * R) / d(x, w) eagerly equals the static program's (conv2d(_transpose) of the
+    unsqueezed input, through unsqueeze2 / squeeze2 and assign)."""
+    build, rng = GRADIENT_CASES[case], np.random.default_rng(8)
+    x_value = rng.standard_normal((2, 7, 4)).astype("float32")
+    w_value = rng.standard_normal((4, 3, 3)).astype("float32")
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [2, 7, 4], "float32")
+        w = paddle.static.data("w", [4, 3, 3], "float32")
+        x.stop_gradient = w.stop_gradient = False
+        out = build(x, w)
+        r = paddle.static.data("r", list(out.shape), "float32")
+        grads = paddle.static.gradients([paddle.sum(out * r)], [x, w])
+    projection = np.cos(np.arange(int(np.prod(out.shape)))).reshape(out.shape).astype("float32")
+    static = paddle.static.Executor().run(main, feed={"x": x_value, "w": w_value,
+                                                      "r": projection}, fetch_list=grads)
+    paddle.disable_static()
+    try:
+        xt = paddle.to_tensor(x_value, stop_gradient=False)
+        wt = paddle.to_tensor(w_value, stop_gradient=False)
+        paddle.sum(build(xt, wt) * paddle.to_tensor(projection)).backward()
+        eager = [xt.grad.numpy(), wt.grad.numpy()]
+    finally:
+        paddle.enable_static()
+    for mine, theirs in zip(eager, static):
+        assert np.abs(theirs).sum() > 0
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_conv3d_transpose_shape_rule():
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [-1, 4, -1, 5, 6], "float32")
+        w = paddle.static.data("w", [4, 3, 3, 2, 1], "float32")
+        assert list(F.conv3d_transpose(x, w, stride=2, padding=[1, 0, 2], groups=2).shape) == \
+            [-1, 6, -1, 10, 7]
+        xl = paddle.static.data("xl", [2, 3, 4, 5, 4], "float32")
+        assert list(F.conv3d_transpose(xl, w, stride=[1, 2, 3], output_size=[5, 9, 15],
+                                       data_format="NDHWC").shape) == [2, 5, 9, 15, 3]
+        with pytest.raises(ValueError, match="output_size .* dim 2 must lie in"):
+            F.conv3d_transpose(xl, w, stride=[1, 2, 3], output_size=[5, 9, 19],
+                               data_format="NDHWC")
+        with pytest.raises(ValueError, match="input channels should be equal to filter"):
+            F.conv3d_transpose(x, paddle.static.data("w3", [3, 3, 1, 1, 1], "float32"))
+
+
+def test_paddles_argument_errors():
+    x1 = paddle.static.data("x1", [2, 4, 9], "float32")
+    w1 = paddle.static.data("w1", [6, 2, 3], "float32")
+    with pytest.raises(ValueError, match="Attr\\(data_format\\) should be 'NCL' or 'NLC'"):
+        F.conv1d(x1, w1, data_format="NCHW")
+    with pytest.raises(ValueError, match="the number of filters must be divisible by groups"):
+        F.conv1d(x1, paddle.static.data("w5", [5, 1, 3], "float32"), groups=4)
+    with pytest.raises(ValueError, match="In valid padding"):
+        F.conv1d_transpose(x1, w1, padding=[[0, 0], [0, 0], [1, 1]] * 2)
+    with pytest.raises(ValueError, match="output_padding should not be greater than stride"):
+        F.conv1d_transpose(x1, paddle.static.data("wt", [4, 2, 3], "float32"),
+                           output_padding=3, stride=2)
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        F.conv3d_transpose(paddle.static.data("x5", [1, 4, 2, 2, 2], "float32"),
+                           paddle.static.data("w5t", [4, 1, 2, 2, 2], "float32"),
+                           output_padding=1, output_size=[3, 3, 3])
+    with pytest.raises(ValueError, match="should be 'NCDHW' or 'NDHWC'"):
+        F.conv3d_transpose(x1, w1, data_format="NCHW")
+
+
+def test_conv2d_transpose_output_size_from_eager_tensors(eager):
+    """Eagerly Paddle reads an output_size Tensor (one value serves both dims) or a list
+    holding Tensors as numbers; a static Variable (Paddle's VAR/VARS attribute) is refused."""
+    rng = np.random.default_rng(2)
+    x = paddle.to_tensor(rng.standard_normal((2, 3, 5, 5)).astype("float32"))
+    w = paddle.to_tensor(rng.standard_normal((3, 4, 3, 3)).astype("float32"))
+    expected = F.conv2d_transpose(x, w, stride=2, output_size=[12, 11]).numpy()
+    as_int32 = paddle.to_tensor(np.array([12, 11], "int32"))
+    for given in (as_int32, [paddle.to_tensor(np.array(12, "int64")), 11]):
+        got = F.conv2d_transpose(x, w, stride=2, output_size=given)
+        np.testing.assert_array_equal(got.numpy(), expected)
+    square = F.conv2d_transpose(x, w, stride=2, output_size=paddle.to_tensor(np.array([12])))
+    assert square.shape == [2, 4, 12, 12]
+    with pytest.raises(ValueError, match="output_size must contain one or two integers"):
+        F.conv2d_transpose(x, w, stride=2, output_size=paddle.to_tensor(np.array([[12, 11]])))
+    with pytest.raises(TypeError, match="only supports Tensor with int32 and int64"):
+        F.conv2d_transpose(x, w, stride=2, output_size=paddle.to_tensor(np.array([12., 11.])))
+    paddle.enable_static()
+    xs = paddle.static.data("xs", [2, 3, 5, 5], "float32")
+    ws = paddle.static.data("ws", [3, 4, 3, 3], "float32")
+    with pytest.raises(NotImplementedError, match="VAR/VARS attribute"):
+        F.conv2d_transpose(xs, ws, stride=2, output_size=paddle.full([2], 12, "int32"))

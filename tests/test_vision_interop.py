@@ -2,7 +2,8 @@
 tests/test_paddle_interop.py): the UNet of examples/unet_segmentation.py (conv2d_transpose,
 group_norm, batch_norm, bilinear_interp_v2, concat), and every functional vision API of
 tests/vision_api_script.py (interpolation modes and size inputs, pad/pad3d, conv3d,
-instance_norm, prelu, max_pool2d_with_index, the activations)."""
+instance_norm, prelu, max_pool2d_with_index, the activations) and of tests/conv_api_script.py
+(conv1d, conv1d_transpose, conv3d_transpose)."""
 from __future__ import annotations
 
 import subprocess
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import pyfluid as paddle
+import conv_api_script
 import vision_api_script
 from test_paddle_interop import PADDLE_PYTHON
 from test_unet_training import example
@@ -59,10 +61,12 @@ def test_the_unet_saved_here_runs_in_paddle(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:no variable in your model")
-def test_the_functional_vision_apis_saved_here_run_in_paddle(tmp_path):
+@pytest.mark.parametrize("script", [vision_api_script, conv_api_script],
+                         ids=["vision", "conv"])
+def test_the_functional_vision_apis_saved_here_run_in_paddle(tmp_path, script):
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):
-        fetches = vision_api_script.build(paddle)
+        fetches = script.build(paddle)
     block = main.global_block()
-    feed_vars = [block.var(name) for name in vision_api_script.FEED_SHAPES]
-    _run_in_paddle(tmp_path, main, startup, feed_vars, fetches, vision_api_script.feeds())
+    feed_vars = [block.var(name) for name in script.FEED_SHAPES]
+    _run_in_paddle(tmp_path, main, startup, feed_vars, fetches, script.feeds())

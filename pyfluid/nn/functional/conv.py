@@ -63,10 +63,7 @@ def add_bias_along(out, bias, channel_dim: int):
 def padding_1d(padding: Any, channel_last: bool, before: bool) -> tuple:
     """(paddings of the 2-D op, padding_algorithm): conv1d pads the length as the W dim
     (``before``: [0, 0] put ahead), conv1d_transpose as the H dim ([0, 0] after)."""
-    padding, algorithm = update_padding_nd(padding, channel_last, 1)
-    if len(padding) not in (1, 2):
-        raise ValueError(f"The size of padding's dimension should {'be ' if before else ''}1 "
-                         f"or 2. But got padding={padding}")
+    padding, algorithm = update_padding_nd(padding, channel_last, 1)    # 1 or 2 values
     zeros = [0] * len(padding)
     return (zeros + padding if before else padding + zeros), algorithm
 
