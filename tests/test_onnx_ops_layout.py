@@ -140,6 +140,13 @@ CASES = [
     conv_case("conv2d_nhwc", x=f32(2, 9, 9, 3), data_format="NHWC", paddings=[1, 1]),
     case("depthwise_conv2d", {"Input": IMG, "Filter": f32(3, 1, 3, 3)}, groups=3,
          params=("Filter",)),
+    # conv3d_transpose as paddle.nn.functional writes it (data_format NCHW / NHWC for 5-D)
+    case("conv3d_transpose", {"Input": f32(2, 4, 3, 4, 2), "Filter": f32(4, 3, 3, 2, 2)},
+         "conv3d_transpose_groups", params=("Filter",), groups=2, strides=[2, 1, 2],
+         paddings=[1, 0, 1], output_padding=[1, 0, 1], dilations=[1, 2, 1]),
+    case("conv3d_transpose", {"Input": f32(1, 3, 2, 4, 2), "Filter": f32(2, 3, 2, 2, 1)},
+         "conv3d_transpose_nhwc_size", params=("Filter",), data_format="NHWC",
+         strides=[2, 2, 1], paddings=[0, 1, 1, 0, 0, 0], output_size=[6, 4, 4]),
     pool_case("pool2d_max", ksize=[3, 3], strides=[2, 2]),
     pool_case("pool2d_max_pad_ceil", ksize=[3, 3], strides=[2, 2], paddings=[1, 1],
               ceil_mode=True),
