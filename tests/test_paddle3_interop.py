@@ -1,8 +1,7 @@
 """Interop with real PaddlePaddle 3 (default flags, PIR on): PIR JSON files written by pyfluid
 load and run in Paddle 3 and give pyfluid's outputs. Written here: a model trained by
-pyfluid (``save_inference_model(format="pir")``), a program of indexing ops, a Layer
-(``jit.save(format="pir")``), every
-Paddle 3 model of tests/paddle_models/pir33 pyfluid can run, read and written back, and
+pyfluid (``save_inference_model(format="pir")``), programs of indexing and convolution ops,
+a Layer (``jit.save(format="pir")``), every Paddle 3 model of tests/paddle_models/pir33 pyfluid can run, read and written back, and
 Paddle 2.6 models of tests/paddle_models (zoo26, cf26) converted from ``.pdmodel``.
 
 Skipped unless Paddle 3 is available: PADDLE3_PYTHON names a Python that has it (see
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import conv_api_script
 import pyfluid as paddle
 from pyfluid.executor import Scope, scope_guard
 from pyfluid.io import ModelFileError
@@ -146,6 +146,15 @@ def test_pyfluid_pir_files_run_in_paddle3(tmp_path):
                                            program=ops_main, format="pir")
     cases[str(tmp_path / "ops")] = [{"x": rng.randn(3, 4).astype(np.float32),
                                      "idx": np.array([[0, 1], [2, 3]], np.int64)}]
+    # the convolutions of tests/conv_api_script.py (conv1d, conv1d_transpose, conv3d_transpose)
+    conv_main, conv_startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(conv_main, conv_startup):
+        conv_fetches = conv_api_script.build(paddle)
+    conv_feeds = [conv_main.global_block().var(n) for n in conv_api_script.FEED_SHAPES]
+    with pytest.warns(UserWarning, match="no variable in your model"):   # weights are fed
+        paddle.static.save_inference_model(str(tmp_path / "conv"), conv_feeds, conv_fetches,
+                                           exe, program=conv_main, format="pir")
+    cases[str(tmp_path / "conv")] = [conv_api_script.feeds()]
     # a Layer through jit.save
     paddle.disable_static()
     try:
