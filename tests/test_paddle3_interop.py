@@ -1,8 +1,9 @@
 """Interop with real PaddlePaddle 3 (default flags, PIR on): PIR JSON files written by pyfluid
 load and run in Paddle 3 and give pyfluid's outputs. Written here: a model trained by
 pyfluid (``save_inference_model(format="pir")``), programs of indexing and convolution ops,
-a Layer (``jit.save(format="pir")``), every Paddle 3 model of tests/paddle_models/pir33 pyfluid can run, read and written back, and
-Paddle 2.6 models of tests/paddle_models (zoo26, cf26) converted from ``.pdmodel``.
+a Layer (``jit.save(format="pir")``), every Paddle 3 model of tests/paddle_models/pir33
+pyfluid can run, read and written back, and Paddle 2.6 models of tests/paddle_models (zoo26,
+cf26) converted from ``.pdmodel``.
 
 Skipped unless Paddle 3 is available: PADDLE3_PYTHON names a Python that has it (see
 docs/interop.md), or ``import paddle`` works here and gives 3.x."""
