@@ -288,3 +288,29 @@ def test_conv2d_transpose_output_size_from_eager_tensors(eager):
     ws = paddle.static.data("ws", [3, 4, 3, 3], "float32")
     with pytest.raises(NotImplementedError, match="VAR/VARS attribute"):
         F.conv2d_transpose(xs, ws, stride=2, output_size=paddle.full([2], 12, "int32"))
+
+
+def test_layers_run_eagerly_with_their_padding_modes(eager):
+    """Conv1D (reflect padding through F.pad, NLC), Conv1DTranspose and Conv3DTranspose (with
+    an output_size) eagerly equal the NumPy reference on their own weights."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 4, 7)).astype("float32")
+    conv = paddle.nn.Conv1D(4, 6, 3, padding=2, padding_mode="reflect", groups=2,
+                            data_format="NLC")
+    w, b = conv.weight.numpy(), conv.bias.numpy()
+    got = conv(paddle.to_tensor(_channel_last(x))).numpy()
+    padded = np.pad(x, [(0, 0), (0, 0), (2, 2)], mode="reflect")
+    expected = _conv_ref(padded, w, [1], [0, 0], [1], 2) + b[:, None]
+    np.testing.assert_allclose(got, _channel_last(expected), rtol=1e-5, atol=1e-5)
+
+    up = paddle.nn.Conv1DTranspose(4, 2, 3, stride=2, padding=1, output_padding=1)
+    expected = _conv_transpose_ref(x, up.weight.numpy(), [2], [1, 1], [1], 1, [14])
+    np.testing.assert_allclose(up(paddle.to_tensor(x)).numpy(),
+                               expected + up.bias.numpy()[:, None], rtol=1e-5, atol=1e-5)
+
+    x5 = rng.standard_normal((1, 4, 2, 3, 2)).astype("float32")
+    up3 = paddle.nn.Conv3DTranspose(4, 2, 2, stride=2, groups=2, bias_attr=False)
+    got = up3(paddle.to_tensor(x5), output_size=[5, 6, 5]).numpy()
+    expected = _conv_transpose_ref(x5, up3.weight.numpy(), [2] * 3, [0] * 6, [1] * 3, 2,
+                                   [5, 6, 5])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
