@@ -44,13 +44,9 @@ def append_backward(loss: Variable, parameter_list: Sequence | None = None,
             txn.set_role(loss_op, ROLE_FORWARD | ROLE_LOSS)
         grads = GradPass(block, [loss.name], [seed], no_grad, None, callbacks,
                          block_grads=BLOCK_GRAD_MAKERS).run()
+        # no parameter on the path is no error: as in Paddle, the grad ops are appended
+        # (the gradients of non-parameter inputs, `x@GRAD`, can be fetched) and [] returned
         pairs = [(p, block.vars[grads[p.name]]) for p in params if p.name in grads]
-        if not pairs:
-            names = ", ".join(p.name for p in params) or "(the block has none)"
-            raise ValueError(f"loss '{loss.name}' does not depend on any trainable parameter "
-                             f"({names}): there is nothing to differentiate. Check that the "
-                             "parameters are trainable and used to compute the loss, or pass "
-                             "parameter_list explicitly.")
         for param, grad in pairs:
             writer = _producer(block, grad.name)
             if writer is None:

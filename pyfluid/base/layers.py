@@ -6,7 +6,7 @@ from typing import Any, Sequence
 from ..framework.layer_helper import LayerHelper, check_type
 from ..framework.variable import Variable
 from ..static.block_guards import ConditionalBlock, While
-from ..static.control_flow import case, cond, switch_case, while_loop
+from ..static.nn.control_flow import case, cond, switch_case, while_loop
 from ..static.nn import fc as _fc
 from ..static.py_func import append_py_func as py_func  # static, as in fluid 1.x
 from ..tensor.array import array_length, array_read, array_write, create_array

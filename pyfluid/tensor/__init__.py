@@ -18,6 +18,7 @@ from .search import argmax, argmin, argsort, topk, where
 from .stat import mean, std, var
 from .attribute import shape
 from .creation import tril, triu
+from .creation import fill_constant  # paddle.tensor.fill_constant, not at paddle's top level
 from .einsum import einsum
 from .linalg import bmm
 from .manipulation import take_along_axis

@@ -50,9 +50,11 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None,
     return Tensor._wrap(array, bool(stop_gradient))
 
 
-def full_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False):
+def full_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False,
+                  out: Variable | None = None):
     """``paddle.full``: a ``fill_constant`` op with Paddle's value/str_value attrs. In static
-    mode ``shape`` may be a Variable (ShapeTensor) or hold Variables (ShapeTensorList)."""
+    mode ``shape`` may be a Variable (ShapeTensor) or hold Variables (ShapeTensorList), and
+    ``out`` names an existing variable to write instead of a new temporary."""
     vtype = convert_dtype(dtype)
     is_int = dtype_name(vtype) in ("int8", "uint8", "int16", "int32", "int64")
     attrs = {"shape": [], "dtype": int(vtype), "force_cpu": force_cpu,
@@ -73,9 +75,21 @@ def full_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False):
         attrs["shape"] = [-1 if isinstance(d, Variable) else int(d) for d in dims]
         if any(isinstance(d, Variable) for d in dims):
             inputs["ShapeTensorList"] = [_shape_item(d) for d in dims]
-    out = helper.create_variable_for_type_inference(vtype, stop_gradient=True)
+    if out is None:
+        out = helper.create_variable_for_type_inference(vtype, stop_gradient=True)
     helper.append_op(type="fill_constant", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     return out
+
+
+def fill_constant(shape: Any, dtype: Any, value: Any, force_cpu: bool = False,
+                  out: Variable | None = None, name: str | None = None):
+    """``paddle.tensor.fill_constant`` (Paddle 2.6): ``full`` with the argument order of the
+    ``fill_constant`` op, optionally writing into ``out`` (static mode)."""
+    if out is not None and in_dynamic_mode():
+        result = full_constant(shape, dtype, value, force_cpu)
+        out.set_value(result)
+        return out
+    return full_constant(shape, dtype, value, force_cpu, out=out)
 
 
 def _holds_variable(shape: Any) -> bool:

@@ -141,6 +141,8 @@ STATIC_MODE_TESTING_LIST = {
     "test_fetch_var", "test_inference_model_io", "test_io_save_load", "test_momentum_op",
     "test_operator_desc", "test_program", "test_protobuf_descs", "test_prune",
     "test_py_func_op", "test_sgd_op", "test_static_save_load", "test_variable",
+    "test_array_read_write_op", "test_case", "test_cond", "test_conditional_block",
+    "test_select_input_output_op", "test_switch_case",
 }
 
 # conftest.py written into every work dir: static mode as test_runner.py sets it, and

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ...engine.tensor import Tensor
-from ...static.control_flow import ConditionalBlock, while_loop
+from ...static.nn.control_flow import ConditionalBlock, while_loop
 from ...tensor.logic import logical_not
 from .merge import branch_outputs, carried_values, merge_branches, patch_carried
 from .values import is_variable, to_bool

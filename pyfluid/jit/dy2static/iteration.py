@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from ...framework.variable import Variable
 from ...ops.types import VarType
-from ...static.control_flow import while_loop
+from ...static.nn.control_flow import while_loop
 from ...tensor.array import array_length
 from ...tensor.attribute import shape
 from ...tensor.creation import full

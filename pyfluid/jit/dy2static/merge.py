@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from ...framework.variable import Variable
 from ...ops.types import Meta, VarType, convert_dtype
-from ...static.control_flow import select_input
+from ...static.nn.control_flow import select_input
 from ...tensor.array import create_array
 from ...tensor.creation import assign, full
 from ...tensor.manipulation import cast

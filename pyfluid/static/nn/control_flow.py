@@ -12,14 +12,14 @@ import warnings
 from functools import partial, reduce
 from typing import Any, Callable, Sequence
 
-from .._dispatch import TENSOR_TYPES
-from ..engine.tensor import Tensor
-from ..framework.context import in_dynamic_mode
-from ..framework.layer_helper import LayerHelper, check_dtype, check_type
-from ..framework.variable import Variable
-from ..ops.types import VarType
-from .block_guards import ConditionalBlock, While
-from .nest import assert_same_structure, flatten, map_structure, pack_sequence_as
+from ..._dispatch import TENSOR_TYPES
+from ...engine.tensor import Tensor
+from ...framework.context import in_dynamic_mode
+from ...framework.layer_helper import LayerHelper, check_dtype, check_type
+from ...framework.variable import Variable
+from ...ops.types import VarType
+from ..block_guards import ConditionalBlock, While
+from ..nest import assert_same_structure, flatten, map_structure, pack_sequence_as
 
 _BUILTINS = (bool, float, int)
 
@@ -56,7 +56,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                 true_output = map_structure(partial(_copy_to_parent, helper), result)
     if false_fn is not None:
         _check_callable(false_fn, "false_fn")
-        from ..tensor.logic import logical_not
+        from ...tensor.logic import logical_not
         with ConditionalBlock([logical_not(pred)], is_scalar_condition=True).block():
             result = false_fn()
             if result is not None:
@@ -78,7 +78,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         except ValueError as exc:
             raise ValueError(f"Incompatible return values of `{ret_name}` in true_fn and "
                              f"false_fn in cond: {exc}") from None
-    from ..tensor.manipulation import cast
+    from ...tensor.manipulation import cast
     mask = cast(pred, "int32")
     merged = [_merge(f, t, mask) for f, t in zip(flatten(false_output), flatten(true_output))]
     return pack_sequence_as(false_output, merged)
@@ -110,7 +110,7 @@ def _copy_to_parent(helper: LayerHelper, var: Any) -> Any:
     if var.type == VarType.LOD_TENSOR_ARRAY and parent._find_var_recursive(var.name):
         return var
     copy = parent.create_var(dtype=var.dtype, shape=var.shape, type=var.type)
-    from ..tensor.creation import assign
+    from ...tensor.creation import assign
     assign(var, copy)
     return copy
 
@@ -137,7 +137,7 @@ def _merge(false_var: Any, true_var: Any, mask: Variable) -> Any:
 def _to_variable(value: Any) -> Variable:
     if isinstance(value, Variable):
         return value
-    from ..tensor.creation import full
+    from ...tensor.creation import full
     dtype = "bool" if isinstance(value, bool) else "float64" if isinstance(value, float) \
         else "int64"
     return full([], value, dtype)
@@ -208,7 +208,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Sequence, is_test: boo
                              f"structure) as loop_vars: {exc}") from None
         now_cond = cond(*outputs)
         map_structure(_carry, outputs, list(loop_vars))
-        from ..tensor.creation import assign
+        from ...tensor.creation import assign
         assign(now_cond, pre_cond)
     return loop_vars
 
@@ -228,7 +228,7 @@ def _eager_while_loop(cond: Callable, body: Callable, loop_vars: Sequence, pre_c
 
 def _carry(value: Any, loop_var: Any) -> None:
     """Write a body result into its loop variable (Paddle's assign_skip_lod_tensor_array)."""
-    from ..tensor.creation import assign
+    from ...tensor.creation import assign
     if not isinstance(value, TENSOR_TYPES):
         if isinstance(loop_var, TENSOR_TYPES) and isinstance(value, _BUILTINS):
             assign(value, loop_var)
@@ -290,9 +290,9 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Callable | None = N
                 name: str | None = None) -> Any:
     """The fn whose key equals ``branch_index`` (an int Tensor); otherwise ``default()``, or
     the fn of the largest key. ``branch_fns``: a list of fns, of (key, fn) pairs, or a dict."""
-    from ..tensor.creation import full
-    from ..tensor.logic import equal
-    from ..tensor.manipulation import cast
+    from ...tensor.creation import full
+    from ...tensor.logic import equal
+    from ...tensor.manipulation import cast
     if not (in_dynamic_mode() and isinstance(branch_index, Tensor)):
         _check_variable_and_dtype(branch_index, "branch_index", ["uint8", "int32", "int64"],
                                   "static.nn.switch_case")

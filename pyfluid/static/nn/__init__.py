@@ -5,10 +5,10 @@ import copy
 from functools import reduce
 from typing import Any, Sequence
 
-from ..framework.layer_helper import LayerHelper, check_dtype, check_type
-from ..framework.variable import Parameter, Variable
-from ..param_attr import ParamAttr
-from .py_func import py_func  # noqa: F401  (paddle.static.nn.py_func)
+from ...framework.layer_helper import LayerHelper, check_dtype, check_type
+from ...framework.variable import Parameter, Variable
+from ...param_attr import ParamAttr
+from ..py_func import py_func  # noqa: F401  (paddle.static.nn.py_func)
 
 
 def fc(x: Variable | Sequence[Variable], size: int, num_flatten_dims: int = 1,
@@ -91,7 +91,7 @@ def create_parameter(shape: Sequence[int], dtype: Any, name: str | None = None,
         attr.name = name
     return helper.create_parameter(attr, list(shape), dtype, is_bias, default_initializer)
 
-from .cnn_layers import batch_norm, conv2d, layer_norm  # noqa: E402,F401  (CNN layers)
+from ..cnn_layers import batch_norm, conv2d, layer_norm  # noqa: E402,F401  (CNN layers)
 
 from . import control_flow  # noqa: E402  (paddle.static.nn.control_flow.While)
 from .control_flow import case, cond, switch_case, while_loop  # noqa: E402,F401
