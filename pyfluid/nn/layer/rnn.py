@@ -8,8 +8,9 @@ Paddle's: a zero-filled flat parameter (``lstm_0.w_0``) packed by a ``coalesce_t
 the startup program, and the ``dropout_state`` variable.
 
 ``RNN(cell)`` follows Paddle's dynamic-graph loop (masking the state update past each
-sequence's length; the outputs there are the cell's). In a static program Paddle builds a
-``while`` loop; pyfluid unrolls the steps instead, which needs the time dimension known."""
+sequence's length; the outputs there are the cell's). In a static program Paddle 2.6 builds a
+``StaticRNN`` (the ``recurrent`` op, which pyfluid does not have); pyfluid unrolls the steps
+instead, which needs the time dimension known."""
 from __future__ import annotations
 
 import math
@@ -56,7 +57,7 @@ def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major: boo
     if steps is None or steps < 0:
         raise NotImplementedError(
             "paddle.nn.RNN in a static program: the time dimension of the inputs must be known "
-            "(pyfluid unrolls the steps where Paddle builds a while loop); use paddle.nn.LSTM/"
+            "(pyfluid unrolls the steps where Paddle runs a recurrent op); use paddle.nn.LSTM/"
             "GRU/SimpleRNN (one rnn op) for inputs of unknown length")
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=inputs,
