@@ -71,6 +71,7 @@ class GradPass:
                     else op.opdef.make_grad_ops(op, self.no_grad))
             for spec in made:
                 spec["_fwd"] = op
+                spec["_undo"] = op.opdef.undone_in_backward   # writes forward state back
                 specs.append(spec)
                 available.update(n for ns in spec["outputs"].values() for n in ns)
         names = self._rename_map(specs)
@@ -95,13 +96,17 @@ class GradPass:
                 if any(n in live for n in op.input_arg_names):
                     reachable.add(id(op))
                     live.update(op.output_arg_names)
-        needed, path = set(self.targets), {}
+        needed, path, read = set(self.targets), {}, set()
         while True:                            # once, or (a loop body) until nothing changes
             before = (len(path), len(needed))
             for op in reversed(ops):
                 opdef = op.opdef or (get_op(op.type) if has_op(op.type) else None)
                 if opdef is None or (opdef.grad_fn is None and opdef.grad_maker is None
                                      and op.type not in self.block_grads):
+                    continue
+                if opdef.undone_in_backward:   # (increment) moved state a path op reads:
+                    if read.intersection(op.output_arg_names):   # its undo joins the backward
+                        path[id(op)] = op
                     continue
                 if reachable is not None and id(op) not in reachable:
                     continue
@@ -110,6 +115,7 @@ class GradPass:
                     continue
                 path[id(op)] = op
                 self.needed.setdefault(id(op), set()).update(wanted)
+                read.update(op.input_arg_names)
                 needed.update(n for n in op.input_arg_names if grad_name(n) not in self.no_grad)
             if not self.loop or (len(path), len(needed)) == before:
                 break
@@ -120,6 +126,8 @@ class GradPass:
         gradient name already exists in the block (repeated or double backward)."""
         names = {grad_name(t): g for t, g in self.given.items()}
         for spec in specs:
+            if spec.get("_undo"):
+                continue
             for ns in spec["outputs"].values():
                 for n in ns:
                     if n != EMPTY_VAR and n not in names and n in self.existing:
@@ -248,8 +256,9 @@ class GradPass:
         program = block.program
         with program._role_guard(ROLE_BACKWARD):
             for spec in specs:
-                created = [n for ns in spec["outputs"].values() for n in ns
-                           if n != EMPTY_VAR and n not in block.vars]
+                created = [] if spec.get("_undo") else [    # undo: writes a forward var
+                    n for ns in spec["outputs"].values() for n in ns
+                    if n != EMPTY_VAR and n not in block.vars]
                 for n in created:
                     self._create_grad_var(n)
                 attrs = dict(spec["attrs"])

@@ -267,6 +267,17 @@ def sum_grad(x, dout):
 
 
 # -- increment ---------------------------------------------------------------------------------
-register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
-            infer_shape=same_as(), differentiable=False).def_kernel(
-    lambda x, *, step: x + x.dtype.type(step))
+increment = register_op("increment", inputs=["X"], outputs=["Out"], attrs={"step": 1.0},
+                        infer_shape=same_as(), differentiable=False, undone_in_backward=True)
+increment.def_kernel(lambda x, *, step: x + x.dtype.type(step))
+
+
+@increment.def_grad_maker
+def increment_undo(op, no_grad_names: set) -> list[dict]:
+    """Paddle's grad of an in-place ``i = increment(i)``: ``increment(-step)`` back, so the
+    array grad ops before it in the backward read the index the forward ops read."""
+    x, out = op.input("X")[0], op.output("Out")[0]
+    if x != out:
+        return []           # X keeps its value: nothing to undo
+    return [{"type": "increment", "inputs": {"X": [out]}, "outputs": {"Out": [x]},
+             "attrs": {"step": -float(op.attrs.get("step", 1.0))}}]

@@ -71,7 +71,8 @@ class OpDef:
                  views_input: bool = False, foldable: bool = False,
                  extra_outputs: Sequence[str] = (), fresh_outputs: bool = False,
                  may_alias: bool = False, reads_outputs: Sequence[str] = (),
-                 runtime_shaped: Sequence[str] = (), never_raises: bool = False):
+                 runtime_shaped: Sequence[str] = (), never_raises: bool = False,
+                 undone_in_backward: bool = False):
         self.type = type
         self.inputs = tuple(parse_slot(s) for s in inputs)
         self.outputs = mark_extra(type, tuple(parse_slot(s) for s in outputs), extra_outputs)
@@ -101,6 +102,7 @@ class OpDef:
         # -- its gradient
         self.no_grad = frozenset(no_grad)          # input slots that never get a gradient
         self.differentiable = differentiable
+        self.undone_in_backward = undone_in_backward  # state grad ops read; grad maker undoes
         self.grad_fn: Callable | None = None
         self.grad_maker: Callable | None = None     # custom: (op, no_grad_names) -> [op specs]
         # -- as a grad op derived from a forward op's rule

@@ -277,3 +277,58 @@ def test_no_second_order_gradient_through_control_flow_as_in_paddle():
         with pytest.raises(RuntimeError, match=r"\(NotFound\) Neither operator "
                                                r"conditional_block_grad's GradOpMaker"):
             static.gradients([paddle.sum(dx)], [x])
+
+
+def _array_grads(build) -> list:
+    """x0..x2@GRAD of ``loss = build(xs)`` on ones, after append_backward."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        xs = [static.data(f"x{k}", [2], "float32") for k in range(3)]
+        for x in xs:
+            x.stop_gradient = False
+        static.append_backward(build(xs))
+    feed = {f"x{k}": np.ones(2, "float32") for k in range(3)}
+    return static.Executor().run(main, feed=feed, fetch_list=[f"x{k}@GRAD" for k in range(3)])
+
+
+@pytest.mark.parametrize("index_stops_gradient", [True, False])
+def test_an_index_increment_moved_is_moved_back_for_the_array_grads(index_stops_gradient):
+    """Paddle's grad of an in-place increment is increment(-step): each array grad op reads
+    the index its forward op read. (Paddle 2.6.2 does it only when the index has
+    stop_gradient=False; with the default True it gives 6 for each element here.)"""
+    def build(xs):
+        i = paddle.zeros([1], "int64")
+        i.stop_gradient = index_stops_gradient
+        array = paddle.tensor.array_write(xs[0], i)
+        for x in xs[1:]:
+            paddle.increment(i)
+            paddle.tensor.array_write(x, i, array=array)
+        j = paddle.zeros([1], "int64")
+        reads = [paddle.tensor.array_read(array, j)]
+        for _ in xs[1:]:
+            paddle.increment(j)
+            reads.append(paddle.tensor.array_read(array, j))
+        return paddle.sum(reads[0] + reads[1] * 2.0 + reads[2] * 3.0)
+    grads = _array_grads(build)
+    np.testing.assert_array_equal(np.stack(grads), [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+
+
+def test_a_loop_index_incremented_in_place_is_stepped_back_by_while_grad():
+    """A fluid-style While reading an array at its in-place counter: Paddle's 1, 2, 3."""
+    def build(xs):
+        array = paddle.tensor.create_array("float32")
+        for k, x in enumerate(xs):
+            paddle.tensor.array_write(x, paddle.full([1], k, "int64"), array=array)
+        i, n = paddle.zeros([1], "int64"), paddle.full([1], 3, "int64")
+        acc = paddle.zeros([2], "float32")
+        acc.stop_gradient = False
+        cond = paddle.less_than(i, n)
+        loop = nn.control_flow.While(cond)
+        with loop.block():
+            weight = paddle.cast(i, "float32") + 1.0
+            paddle.assign(acc + paddle.tensor.array_read(array, i) * weight, acc)
+            paddle.increment(i)
+            paddle.assign(paddle.less_than(i, n), cond)
+        return paddle.sum(acc)
+    grads = _array_grads(build)
+    np.testing.assert_array_equal(np.stack(grads), [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
