@@ -154,6 +154,10 @@ class Tensor(OperatorMethods):
 
     clear_grad = clear_gradient
 
+    def _grad_ivar(self) -> "Tensor | None":
+        """The gradient Tensor itself (Paddle's ``_grad_ivar``), or None before backward."""
+        return self.grad
+
     def set_value(self, value: Any) -> None:
         """Replace the value (a NumPy array or Tensor of the same shape), in this dtype."""
         array = np.asarray(value._array if isinstance(value, Tensor) else value)

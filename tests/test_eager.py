@@ -149,8 +149,9 @@ def test_gradients_accumulate_and_clear():
     assert x.grad.stop_gradient
     x.clear_grad()
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+    assert x._grad_ivar() is x.grad            # Paddle's name for the gradient Tensor
     x.clear_gradient(set_to_zero=False)
-    assert x.grad is None
+    assert x.grad is None and x._grad_ivar() is None
 
 
 def test_shared_input_and_broadcast_gradients():
