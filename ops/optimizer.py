@@ -190,3 +190,38 @@ def adamw_inplace(*inputs, beta1, beta2, epsilon, use_global_beta_pow, lr_ratio,
     return _adam_update(*inputs, beta1=beta1, beta2=beta2, epsilon=epsilon,
                         use_global_beta_pow=use_global_beta_pow,
                         decay=coeff if with_decay else 0.0, lr_ratio=lr_ratio, inplace=True)
+
+
+# -- adagrad -------------------------------------------------------------------------------------
+adagrad = register_op(
+    "adagrad", inputs=["Param", "Grad", "Moment", "LearningRate", "MasterParam?"],
+    outputs=["ParamOut", "MomentOut", "MasterParamOut?"],
+    attrs={"epsilon": 1e-6, "multi_precision": False},
+    differentiable=False, infer_shape=_like_inputs(0, 2, 4), never_raises=True)
+
+
+def _adagrad_update(param, grad, moment, learning_rate, master_param, *, epsilon, inplace):
+    """``moment += grad²``; ``param -= lr * grad / (sqrt(moment) + epsilon)``."""
+    base = param if master_param is None else master_param
+    g = grad.astype(base.dtype, copy=False)
+    lr, eps = _scalar(learning_rate, base.dtype), base.dtype.type(epsilon)
+    if inplace and master_param is None and moment.dtype == param.dtype:
+        moment += g * g
+        param -= lr * g / (np.sqrt(moment) + eps)
+        return param, moment, None
+    moment_out = moment + g * g
+    new_value = base - lr * g / (np.sqrt(moment_out) + eps)
+    param_out, master_out = _result(param, master_param, new_value)
+    return param_out, moment_out, master_out
+
+
+@adagrad.def_kernel
+def adagrad_kernel(param, grad, moment, learning_rate, master_param=None, *, epsilon):
+    return _adagrad_update(param, grad, moment, learning_rate, master_param, epsilon=epsilon,
+                           inplace=False)
+
+
+@adagrad.def_inplace_kernel(ParamOut="Param", MomentOut="Moment")
+def adagrad_inplace(param, grad, moment, learning_rate, master_param=None, *, epsilon):
+    return _adagrad_update(param, grad, moment, learning_rate, master_param, epsilon=epsilon,
+                           inplace=True)

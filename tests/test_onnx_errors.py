@@ -16,7 +16,7 @@ from pyfluid.onnx.registry import CONVERTERS, REFUSED
 from pyfluid.ops import registered_ops
 
 # ops that never appear in inference programs: training updates and the executor's own
-NOT_EXPORTED = {"adam", "adamw", "momentum", "sgd", "feed", "fetch"}
+NOT_EXPORTED = {"adagrad", "adam", "adamw", "momentum", "sgd", "feed", "fetch"}
 
 
 def _py_func_program():

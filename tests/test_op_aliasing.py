@@ -131,6 +131,8 @@ EXTRA = [   # ops the grad and forward tables do not cover
     Sample("reduce_all", {"X": f32(2, 3) > 0}, {"dim": [1]}),
     Sample("reduce_any", {"X": f32(2, 3) > 0}, {"reduce_all": True}),
     Sample("sgd", {"Param": f32(3, 2), "LearningRate": pos32(1), "Grad": f32(3, 2)}),
+    Sample("adagrad", {"Param": f32(3, 2), "Grad": f32(3, 2), "Moment": pos32(3, 2),
+                       "LearningRate": pos32(1)}),
     Sample("dropout", {"X": f32(3, 4)}, {"is_test": True}),
     Sample("dropout", {"X": f32(3, 4)}, {"is_test": True,
                                          "dropout_implementation": "upscale_in_train"}),

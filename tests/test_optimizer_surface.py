@@ -158,3 +158,48 @@ def test_adam_betas_given_as_variables_are_op_inputs_under_the_new_ir_guard():
                                rtol=1e-5)
     with pytest.raises(ValueError, match="initializer is None"):
         paddle.pir.core.create_parameter("float32", [1])
+
+
+def _adagrad_reference(x: np.ndarray, steps: int, lr: float, initial: float) -> np.ndarray:
+    """W [3, 2] from 0.5 after ``steps`` Adagrad steps on mean((x @ W)²), in NumPy."""
+    w, moment = np.full((3, 2), 0.5, "float32"), np.full((3, 2), initial, "float32")
+    for _ in range(steps):
+        y = x @ w
+        g = x.T @ (2 * y / y.size)
+        moment += g * g
+        w -= lr * g / (np.sqrt(moment) + np.float32(1e-6))
+    return w
+
+
+def test_adagrad_static_and_eager_follow_the_update_rule():
+    """Adagrad (op adagrad, accumulator <p>_moment_0 from initial_accumulator_value): the
+    same weights in both modes as the rule; Paddle 2.6.2 gives these digits too."""
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    expected = _adagrad_reference(x, 3, 0.1, 0.2)
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        data = paddle.static.data("x", [4, 3])
+        w = paddle.static.create_parameter(
+            [3, 2], "float32", default_initializer=paddle.nn.initializer.Constant(0.5))
+        paddle.optimizer.Adagrad(0.1, initial_accumulator_value=0.2).minimize(
+            paddle.mean(paddle.matmul(data, w) ** 2))
+    update = [op for op in main.global_block().ops if op.type == "adagrad"][0]
+    assert update.input("Moment") == [f"{w.name}_moment_0"]
+    exe = paddle.static.Executor()
+    scope = paddle.static.Scope()
+    exe.run(startup, scope=scope)
+    for _ in range(3):
+        exe.run(main, feed={"x": x}, scope=scope)
+    np.testing.assert_allclose(np.array(scope.find_var(w.name).get_tensor()), expected,
+                               rtol=1e-6)
+    paddle.disable_static()
+    linear = paddle.nn.Linear(3, 2, weight_attr=paddle.nn.initializer.Constant(0.5),
+                              bias_attr=False)
+    opt = paddle.optimizer.Adagrad(0.1, parameters=linear.parameters(),
+                                   initial_accumulator_value=0.2)
+    for _ in range(3):
+        paddle.mean(linear(paddle.to_tensor(x)) ** 2).backward()
+        opt.step()
+        opt.clear_grad()
+    np.testing.assert_allclose(linear.weight.numpy(), expected, rtol=1e-6)

@@ -27,7 +27,7 @@ PIR33 = Path(__file__).resolve().parent / "paddle_models" / "pir33"
 # (save_inference_model(format="pir") names the op): training and communication ops, which
 # inference programs never hold, and ops Paddle 3 dropped or never had in PIR.
 NO_PIR_FORM = {
-    "sgd", "momentum", "adam", "adamw",                     # optimizer updates
+    "sgd", "momentum", "adagrad", "adam", "adamw",          # optimizer updates
     "barrier", "depend", "coalesce_tensor", "c_comm_init", "c_gen_nccl_id",
     "c_allgather", "c_broadcast", "c_sync_calc_stream", "c_sync_comm_stream",
     "c_allreduce_sum", "c_allreduce_max", "c_allreduce_min", "c_allreduce_prod",
