@@ -7,6 +7,7 @@ from ..ops.call_site import user_site
 from ..ops.registry import get_op
 from ..ops.types import Meta, VarType
 from . import unique_name
+from .desc import BlockDesc
 from .errors import ProgramError, ShapeError
 from .operator import Operator, normalize_attrs, normalize_slots
 from .variable import Parameter, Variable
@@ -27,6 +28,11 @@ class Block:
         self.backward_block_idx = -1     # this block's grad block, once built (not serialized)
         self.vars: dict[str, Variable] = {}
         self.ops: list[Operator] = []
+
+    @property
+    def desc(self) -> BlockDesc:
+        """The block's desc (Paddle's ``block.desc``): a view of this block."""
+        return BlockDesc(self)
 
     # -- variables --------------------------------------------------------------------------
     def var(self, name: str) -> Variable:
@@ -210,6 +216,18 @@ class Block:
                 if v is not None:
                     v.op = op
         return op
+
+    def _infer_op_shapes(self, op: Operator) -> None:
+        """Run ``op``'s shape rule again on the variables its slots name now (OpDesc's
+        ``infer_shape``, after a desc was edited)."""
+        opdef = op.opdef
+        if opdef is None or opdef.infer_shape is None:
+            return
+        in_vars = {slot: [self._input_var(op, slot, n) for n in names]
+                   for slot, names in op.inputs.items()}
+        out_vars = {slot: [self._output_var(n) for n in names]
+                    for slot, names in op.outputs.items()}
+        _infer_shapes(op, opdef, in_vars, out_vars)
 
     def _input_var(self, op: Operator, slot: str, name: str) -> Variable:
         var = self._find_var_recursive(name)

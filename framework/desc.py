@@ -223,6 +223,10 @@ class OpDesc(_View):
     def _block_attr_id(self, name: str) -> int:
         return int(self._of.attr(name))
 
+    def infer_shape(self, block: "BlockDesc") -> None:
+        """Set the output variables' shapes and dtypes from the op's shape rule."""
+        block._of._infer_op_shapes(self._of)
+
     def check_attrs(self) -> None:
         """Fill the declared defaults of the op's attributes (Paddle's attribute checker)."""
         opdef = self._of.opdef

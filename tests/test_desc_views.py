@@ -130,3 +130,28 @@ def test_scope_api():
     scope._remove_from_pool()
     with pytest.raises(Exception, match="Deleting a nonexistent scope is not allowed"):
         scope._remove_from_pool()
+
+
+def test_op_desc_infer_shape_sets_the_outputs_from_the_shape_rule():
+    """After a desc is edited, ``op.desc.infer_shape(block.desc)`` re-runs the shape rule;
+    ops without one (conditional_block) are left as they are."""
+    main = Program()
+    with paddle.static.program_guard(main, Program()):
+        x = paddle.static.data("x", [2, 3], "float32")
+        y = paddle.static.data("y", [3, 5], "float32")
+        out = main.global_block().create_var(name="out", dtype="float32")
+        op = main.global_block().append_op(type="scale", inputs={"X": [x]},
+                                           outputs={"Out": [out]})
+        assert out.shape == (2, 3)
+        op.desc.set_input("X", [y.name])
+        op.desc.infer_shape(main.global_block().desc)
+        assert out.shape == (3, 5)
+        cond = paddle.full([1], False, "bool")
+        sub = main._create_block()
+        main._rollback()
+        scope = main.global_block().create_var(type=core.VarDesc.VarType.STEP_SCOPES)
+        branch = main.global_block().append_op(
+            type="conditional_block", inputs={"Cond": [cond], "Input": []},
+            outputs={"Out": [], "Scope": [scope]},
+            attrs={"sub_block": sub, "is_scalar_condition": True})
+        branch.desc.infer_shape(main.global_block().desc)
