@@ -70,6 +70,15 @@ class _ConvNd(Layer):
         return F.pad(x, self._reversed_padding_repeated_twice, mode=self._padding_mode,
                      data_format=self._data_format)
 
+    def _convolve_transposed(self, conv, x, output_size):
+        """``conv`` (F.conv2d_transpose / conv3d_transpose) of ``x``; an ``output_size``
+        replaces the layer's output_padding."""
+        output_padding = self.output_padding if output_size is None else 0
+        return conv(x, self.weight, bias=self.bias, padding=self._padding,
+                    output_padding=output_padding, stride=self._stride,
+                    dilation=self._dilation, groups=self._groups, output_size=output_size,
+                    data_format=self._data_format)
+
     def _convolve(self, conv, x):
         """``conv`` (F.conv2d / F.conv3d) of ``x`` padded by the layer's padding mode."""
         return conv(self._padded(x), self.weight, self.bias, stride=self._stride,
@@ -125,11 +134,7 @@ class Conv2DTranspose(_ConvNd):
                          data_format=data_format)
 
     def forward(self, x, output_size=None):
-        output_padding = self.output_padding if output_size is None else 0
-        return F.conv2d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
-                                  output_padding=output_padding, stride=self._stride,
-                                  dilation=self._dilation, groups=self._groups,
-                                  output_size=output_size, data_format=self._data_format)
+        return self._convolve_transposed(F.conv2d_transpose, x, output_size)
 
 
 class Conv1D(_ConvNd):
@@ -179,8 +184,4 @@ class Conv3DTranspose(_ConvNd):
                          data_format=data_format)
 
     def forward(self, x, output_size=None):
-        output_padding = self.output_padding if output_size is None else 0
-        return F.conv3d_transpose(x, self.weight, bias=self.bias, padding=self._padding,
-                                  output_padding=output_padding, stride=self._stride,
-                                  dilation=self._dilation, groups=self._groups,
-                                  output_size=output_size, data_format=self._data_format)
+        return self._convolve_transposed(F.conv3d_transpose, x, output_size)
