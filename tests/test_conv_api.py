@@ -11,7 +11,7 @@ import pytest
 
 import conv_api_script
 import pyfluid as paddle
-from test_vision_api import GOLDEN, _ops
+from test_vision_api import GOLDEN, assert_paddles_program
 
 RECORD = GOLDEN.with_name("conv_api_paddle26")
 RECORDED = __import__("json").loads(RECORD.with_suffix(".json").read_text())
@@ -37,15 +37,7 @@ def eager():
 
 def test_the_program_has_paddles_ops_names_and_attributes():
     main, _, fetches = _build()
-    ours, theirs = _ops(main), RECORDED["ops"]
-    assert [o["type"] for o in ours] == [o["type"] for o in theirs]
-    for i, (mine, paddles) in enumerate(zip(ours, theirs)):
-        where = f"op #{i} {mine['type']}"
-        assert mine["inputs"] == paddles["inputs"], where
-        assert mine["outputs"] == paddles["outputs"], where
-        assert mine["attrs"] == {k: v for k, v in paddles["attrs"].items()
-                                 if k in mine["attrs"]}, where
-    assert [v.name for v in fetches] == RECORDED["fetches"]
+    assert_paddles_program(main, fetches, RECORDED)
 
 
 def test_inferred_shapes_are_paddles():

@@ -48,9 +48,9 @@ def _ops(program) -> list[dict]:
     return result
 
 
-def test_the_program_has_paddles_ops_names_and_attributes():
-    main, _, fetches = _build()
-    ours, theirs = _ops(main), RECORDED["ops"]
+def assert_paddles_program(main, fetches, recorded: dict) -> None:
+    """``main``'s ops (types, slots, attributes) and fetch names are Paddle's recorded ones."""
+    ours, theirs = _ops(main), recorded["ops"]
     assert [o["type"] for o in ours] == [o["type"] for o in theirs]
     for i, (mine, paddles) in enumerate(zip(ours, theirs)):
         where = f"op #{i} {mine['type']}"
@@ -60,7 +60,12 @@ def test_the_program_has_paddles_ops_names_and_attributes():
         assert mine["attrs"] == {k: v for k, v in paddles["attrs"].items()
                                  if k in mine["attrs"]}, where
         assert set(paddles["attrs"]) >= set(mine["attrs"]), where
-    assert [v.name for v in fetches] == RECORDED["fetches"]
+    assert [v.name for v in fetches] == recorded["fetches"]
+
+
+def test_the_program_has_paddles_ops_names_and_attributes():
+    main, _, fetches = _build()
+    assert_paddles_program(main, fetches, RECORDED)
 
 
 def test_inferred_shapes_are_paddles():
