@@ -9,7 +9,8 @@ from ..framework.variable import Variable
 from .lr import LRScheduler
 from .optimizer import Optimizer
 
-_PAD_BETAS = {"_beta1": 0.9, "_beta2": 0.999}   # beta-power fills when a beta is a Variable
+# the attr values (and beta-power fills) Paddle uses when a hyperparameter is a Variable
+_VARIABLE_DEFAULTS = {"_beta1": 0.9, "_beta2": 0.999, "_epsilon": 1e-8}
 
 
 class Adam(Optimizer):
@@ -55,7 +56,7 @@ class Adam(Optimizer):
         (an op input then) Paddle's default, which is also what fills the beta powers."""
         value = getattr(self, field)
         if isinstance(value, Variable):
-            return _PAD_BETAS.get(field, 1e-8)
+            return _VARIABLE_DEFAULTS[field]
         return float(value)
 
     def _op_attrs(self, param) -> dict:
