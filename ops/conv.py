@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .conv_kernels import conv_kernel, geometry, kernel_lookup
+from .conv_kernels import conv_kernel, forward, geometry, kernel_lookup
 from .registry import register_op
 from .types import AttrType, Meta
 from .windows import (check_layout, check_layout_nd, col2im_nd, conv_out_size, crop_spatial,
@@ -79,8 +79,7 @@ def conv2d_forward(x, filt, *, strides, paddings, padding_algorithm, groups, dil
     """Convolution of an NCHW/NHWC ``x`` with an OIHW ``filt``."""
     channel_last, kernel = _kernel_for(op_type, x, filt, strides, paddings, padding_algorithm,
                                        groups, dilations, data_format)
-    out = kernel.forward(to_nchw(x, channel_last), filt)
-    return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if channel_last else out
+    return forward(kernel, x, filt, channel_last)
 
 
 def conv2d_backward(x, filt, dout, *, strides, paddings, padding_algorithm, groups, dilations,
@@ -103,10 +102,7 @@ def _specialized(op_type, strides, paddings, padding_algorithm, groups, dilation
                            channel_last)
 
     def run(x, filt):
-        if not channel_last:
-            return lookup(x, filt.shape).forward(x, filt)
-        out = lookup(x, filt.shape).forward(x.transpose(0, 3, 1, 2), filt)
-        return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+        return forward(lookup(x, filt.shape), x, filt, channel_last)
 
     run.__name__ = f"{op_type}_kernel"
     return run

@@ -65,6 +65,35 @@ def padded(x: np.ndarray, top: int, left: int, rows: int, cols: int) -> np.ndarr
     return out
 
 
+def column_phases(x: np.ndarray, top: int, left: int, rows: int, cols: int,
+                  stride: int) -> list[np.ndarray]:
+    """The NHWC ``x`` placed at (top, left) of a zero (N, rows, cols, C) array, split into its
+    ``stride`` column phases, each contiguous (N, rows, cols / stride, C): phase s holds the
+    padded columns s, s + stride, ... (``x`` itself when nothing is to be added or split)."""
+    n, h, w, c = x.shape
+    h_in = max(min(h, rows - top), 0)
+    if (stride, top, left, h_in, rows, cols) == (1, 0, 0, h, h, w) and x.flags.c_contiguous:
+        return [x]
+    found = []
+    for s in range(stride):
+        b0, b1, z0 = _phase_span(w, left, s, stride, cols // stride)
+        plane = np.zeros((n, rows, cols // stride, c), x.dtype)
+        if b1 > b0 and h_in:
+            copy_channel_last(x[:, :h_in, z0:z0 + (b1 - b0 - 1) * stride + 1:stride],
+                              plane[:, top:top + h_in, b0:b1])
+        found.append(plane)
+    return found
+
+
+def copy_channel_last(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = x`` for NHWC arrays; when ``x`` is a transposed view of NCHW memory (a
+    channel-last region's entry), a block of channels at a time (:func:`to_channel_last`)."""
+    if x.strides[3] > x.strides[2] and x.shape[3] > 1:
+        to_channel_last(x.transpose(0, 3, 1, 2), out)
+    else:
+        out[...] = x
+
+
 def _phase_span(size: int, before: int, phase: int, stride: int, length: int) -> tuple:
     """Of a phase's ``length`` positions (padded position ``phase + k * stride``), the range
     [k0, k1) holding input values, and the input position at k0."""

@@ -26,6 +26,8 @@ from .conv_products import grouped, product, product_t, weight_grad
 class GridIm2col:
     """Any filter, batch-wide columns on the flat grid: (C*KH*KW, N * OH * width)."""
 
+    channel_last_native = False    # NCHW only: channel-last inputs are transposed
+
     def __init__(self, geo: ConvGeometry):
         self.geo = g = geo
         self.rows = g.c * g.kh * g.kw

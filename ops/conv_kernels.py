@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import winograd
-from .conv_geometry import ConvGeometry, flat_phases, padded, tap_slices
+from .conv_geometry import ConvGeometry, copy_channel_last, flat_phases, padded, tap_slices
 from .conv_grid import GridIm2col
 from .conv_products import grouped, product, product_t, weight_grad
 from .depthwise import Direct
@@ -24,6 +24,7 @@ from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
 PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
+FEW_ROWS = 64               # channel last: products of at most this many positions
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
 # the flat grid (ops/conv_grid.py) pays while its extra product work, OC * garbage columns
 # per output row, costs less than NumPy's per-row copy it saves (measured: about 200), and
@@ -57,6 +58,27 @@ class Pointwise:
             out = np.ascontiguousarray(out)
         return out.reshape(g.n, g.oc, *g.out_hw)
 
+    @property
+    def channel_last_native(self) -> bool:
+        return self.geo.groups == 1
+
+    def forward_channel_last(self, x, w):
+        """NHWC ``x`` -> NHWC output: the positions are the rows of one product with the
+        filter, no layout copy (a few rows: the filter times their transpose, so that
+        OpenBLAS does not copy the whole filter into its packed layout for a few rows)."""
+        g = self.geo
+        if self.strided:
+            x = x[:, :g.extent[0]:g.strides[0], :g.extent[1]:g.strides[1]]
+        if not x.flags.c_contiguous:
+            x, view = np.empty((g.n, *g.out_hw, g.c), x.dtype), x
+            copy_channel_last(view, x)
+        rows, wm = x.reshape(-1, g.c), w.reshape(g.oc, g.c)
+        if len(rows) <= FEW_ROWS:
+            out = np.ascontiguousarray(product(wm, np.ascontiguousarray(rows.T), 1).T)
+        else:
+            out = rows @ wm.T
+        return out.reshape(g.n, *g.out_hw, g.oc)
+
     def backward(self, x, w, dout, wanted):
         g = self.geo
         wm = grouped(w, g.groups)
@@ -83,6 +105,8 @@ class Im2col:
     """Any filter: the windows copied into a (C*KH*KW, positions) matrix, times the filter
     matrix. One matrix per image (the copy stays in cache, the product writes the NCHW
     output directly), or one for the whole batch when images are small."""
+
+    channel_last_native = False    # NCHW only: channel-last inputs are transposed
 
     def __init__(self, geo: ConvGeometry):
         self.geo = geo
@@ -284,6 +308,16 @@ def geometry(op_type: str, x_shape: tuple, w_shape: tuple, strides: tuple, paddi
                               pads[2 * i + 1], strides[i]) for i in range(2))
     return ConvGeometry(*x_shape, w_shape[0], w_shape[2], w_shape[3], groups, tuple(strides),
                         tuple(dil), tuple(pads), out)
+
+
+def forward(kernel, x: np.ndarray, w: np.ndarray, channel_last: bool) -> np.ndarray:
+    """``kernel``'s forward pass on an NCHW or NHWC ``x``, in the same layout: natively where
+    the kernel reads channel-last inputs, else through transposed copies."""
+    if not channel_last:
+        return kernel.forward(x, w)
+    if kernel.channel_last_native:
+        return kernel.forward_channel_last(x, w)
+    return np.ascontiguousarray(kernel.forward(x.transpose(0, 3, 1, 2), w).transpose(0, 2, 3, 1))
 
 
 def kernel_lookup(op_type: str, strides, paddings, padding_algorithm: str, groups: int,

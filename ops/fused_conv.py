@@ -13,7 +13,7 @@ import numpy as np
 
 from .activation import relu_in_place
 from .conv import CONV_ATTRS, _conv_shape
-from .conv_kernels import kernel_lookup
+from .conv_kernels import forward, kernel_lookup
 from .depthwise import LONG_ROWS, unbuffered
 from .registry import get_op, register_op
 from .types import Meta
@@ -81,10 +81,7 @@ def fused_conv2d_kernel(*, strides, paddings, padding_algorithm, groups, dilatio
     act = activation(fuse_activation, fuse_alpha, fuse_beta)
 
     def run(x, filt, bias, residual):
-        nchw = x.transpose(0, 3, 1, 2) if channel_last else x
-        out = lookup(x, filt.shape).forward(nchw, filt)
-        if channel_last:
-            out = np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+        out = forward(lookup(x, filt.shape), x, filt, channel_last)
         return epilogue(out, bias, residual, act, channel_last)
 
     return run
@@ -154,11 +151,9 @@ def fused_conv2d_winograd_kernel(*, paddings, padding_algorithm, data_format, fu
     act = activation(fuse_activation, fuse_alpha, fuse_beta, "fused_conv2d_winograd")
 
     def run(x, filt, transformed, bias, residual):
-        nchw = x.transpose(0, 3, 1, 2) if channel_last else x
         kernel = lookups[tile_of(transformed)](x, filt.shape)
-        out = kernel.forward(nchw, transformed if isinstance(kernel, Winograd) else filt)
-        if channel_last:
-            out = np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+        out = forward(kernel, x, transformed if isinstance(kernel, Winograd) else filt,
+                      channel_last)
         return epilogue(out, bias, residual, act, channel_last)
 
     return run

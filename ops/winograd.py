@@ -76,6 +76,8 @@ def _both_axes(mat: np.ndarray, values: np.ndarray) -> np.ndarray:
 class Winograd:
     """F(m x m, 3 x 3) for one layer shape; ``forward(x, u)`` takes the transformed filter."""
 
+    channel_last_native = False    # NCHW only: channel-last inputs are transposed
+
     def __init__(self, geo: ConvGeometry, m: int = 2):
         self.geo, self.m, self.t = geo, m, m + 2
         oh, ow = geo.out_hw

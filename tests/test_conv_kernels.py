@@ -78,6 +78,8 @@ GEOMETRIES = [
     (1, 4, (10, 10), 4, (3, 3), (1, 1), (2, 2), (2, 2), 4),       # dilated depthwise
     (1, 2, (23, 23), 2, (3, 3), (1, 1), (1, 1), (1, 1), 2),       # depthwise on long rows
     (2, 4, (5, 6), 4, (3, 3), (1, 1), (1, 1), (1, 1), 2),         # two channels per group
+    (2, 5, (13, 12), 5, (3, 3), (2, 3), (1, 0, 2, 1), (1, 1), 5),   # depthwise, wide strides
+    (1, 6, (16, 17), 6, (3, 3), (2, 2), (1, 1), (1, 2), 6),       # strided and dilated
     # channel-last planes copied a block of channels at a time (16; 8 for 4 KiB planes)
     (2, 24, (16, 16), 24, (3, 3), (1, 1), (1, 1), (1, 1), 24),
     (1, 12, (32, 32), 12, (3, 3), (2, 2), (1, 1), (1, 1), 12),
@@ -124,6 +126,60 @@ def test_every_kernel_matches_the_reference_forward_and_backward(spec):
         np.testing.assert_allclose(dw, want_dw, rtol=1e-4, atol=1e-4, err_msg=name)
         assert kernel.backward(x, w, dout, (False, True))[0] is None
         assert kernel.backward(x, w, dout, (True, False))[1] is None
+
+
+def _channel_last_kernels(geo):
+    """The kernels that read NHWC natively, a strided Direct both per column phase and not."""
+    for kernel in _kernels(geo):
+        if not kernel.channel_last_native:
+            continue
+        if isinstance(kernel, Direct) and kernel.channel_last:
+            continue                    # the same kernel as channel_last=False for NHWC
+        yield kernel
+        if isinstance(kernel, Direct) and geo.strides[1] > 1:
+            other = Direct(geo)
+            other.phased = not kernel.phased
+            yield other
+
+
+@pytest.mark.parametrize("spec", GEOMETRIES, ids=lambda s: "x".join(map(str, s[:4])))
+def test_channel_last_kernels_match_the_reference(spec):
+    """NHWC in, NHWC out: contiguous inputs, and transposed views of NCHW memory (what a
+    channel-last region's first op gets, copied a block of channels at a time)."""
+    geo = _geo(*spec)
+    x = _rng.standard_normal((geo.n, geo.c, geo.h, geo.w)).astype(np.float32)
+    w = _rng.standard_normal((geo.oc, geo.c // geo.groups, geo.kh, geo.kw)).astype(np.float32)
+    want = reference(x, w, geo).transpose(0, 2, 3, 1)
+    for kernel in _channel_last_kernels(geo):
+        for nhwc in (np.ascontiguousarray(x.transpose(0, 2, 3, 1)), x.transpose(0, 2, 3, 1)):
+            got = kernel.forward_channel_last(nhwc, w)
+            assert got.shape == want.shape and got.flags.c_contiguous
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
+                                       err_msg=f"{type(kernel).__name__} "
+                                               f"phased={getattr(kernel, 'phased', None)}")
+
+
+def test_which_kernels_read_channel_last_natively():
+    assert Pointwise(_geo(1, 4, (5, 5), 6, (1, 1), (2, 2), (0, 0), (1, 1), 1)).channel_last_native
+    assert not Pointwise(_geo(1, 4, (5, 5), 6, (1, 1), (1, 1), (0, 0), (1, 1), 2)
+                         ).channel_last_native                      # grouped
+    assert Direct(_geo(1, 4, (5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4)).channel_last_native
+    assert not Direct(_geo(1, 4, (5, 5), 8, (3, 3), (1, 1), (1, 1), (1, 1), 4)
+                      ).channel_last_native                         # two filters per channel
+    assert not Im2col(_geo(1, 4, (5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1)).channel_last_native
+
+
+@pytest.mark.parametrize("rows", [1, 1 << 20])
+def test_pointwise_channel_last_few_and_many_positions(monkeypatch, rows):
+    """Few positions run as the filter times their transpose, many as one product."""
+    from pyfluid.ops import conv_kernels
+    monkeypatch.setattr(conv_kernels, "FEW_ROWS", rows)
+    geo = _geo(3, 5, (4, 4), 7, (1, 1), (1, 1), (0, 0), (1, 1), 1)
+    x = _rng.standard_normal((3, 5, 4, 4)).astype(np.float32)
+    w = _rng.standard_normal((7, 5, 1, 1)).astype(np.float32)
+    got = Pointwise(geo).forward_channel_last(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w)
+    np.testing.assert_allclose(got, reference(x, w, geo).transpose(0, 2, 3, 1), rtol=1e-5,
+                               atol=1e-5)
 
 
 @pytest.mark.parametrize("tile", [2, 4])

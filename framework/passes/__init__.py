@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..program import Program
 from ..verify import verify
+from .channel_last import channel_last
 from .conv_winograd import conv_winograd
 from .dead_op_elimination import dead_op_elimination
 from .fold_conv_bn import fold_conv_bn
@@ -27,6 +28,7 @@ PASSES: dict[str, Callable[[Program, PassContext], bool]] = {
     "fold_conv_bn": fold_conv_bn,
     "fuse_conv": fuse_conv,
     "conv_winograd": conv_winograd,
+    "channel_last": channel_last,
     "fuse_fc": fuse_fc,
     "fuse_elementwise_act": fuse_elementwise_act,
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fold_conv_bn", "fuse_conv",
-              "conv_winograd", "fuse_fc", "fuse_elementwise_act")
+              "conv_winograd", "channel_last", "fuse_fc", "fuse_elementwise_act")
 _NEED_HOISTING = ("fold_conv_bn", "conv_winograd")
 
 
@@ -30,6 +30,7 @@ class BuildStrategy:
         self.fold_conv_bn = True
         self.fuse_conv = True
         self.conv_winograd = True
+        self.channel_last = True
         self.fuse_fc = True
         self.fuse_elementwise_act = True
         self.reuse_buffers = True

@@ -1,0 +1,122 @@
+"""The channel_last inference pass (framework/passes/channel_last.py): where a depthwise
+network's small-map part switches to NHWC, that the NCHW values are made only where read
+(the region's end, a fetch), that results match the NCHW program, and that BuildStrategy
+switches it off."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyfluid as paddle
+from pyfluid import static
+from pyfluid.framework.passes import apply_passes
+
+F = paddle.nn.functional
+
+
+def build():
+    """A MobileNetV2-like inference program on 3 x 32 x 32 inputs: a stride-2 stem, then
+    inverted residual blocks (1x1 expand, depthwise 3x3, 1x1 project, a residual add) on
+    16 x 16 and 8 x 8 maps, pooling and fc. Returns (test program, startup, names)."""
+    main, startup = static.Program(), static.Program()
+
+    def conv_bn(x, filters, size, stride=1, groups=1, act="relu6"):
+        h = static.nn.conv2d(x, filters, size, stride=stride, padding=size // 2, groups=groups,
+                             bias_attr=False)
+        h = static.nn.batch_norm(h)
+        return F.relu6(h) if act else h
+
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3, 32, 32], "float32")
+        stem = conv_bn(x, 32, 3, stride=2)                       # 16 x 16, NCHW
+        h = conv_bn(stem, 32, 3, groups=32)                      # depthwise: the region starts
+        h = conv_bn(h, 32, 1, act=None)
+        block = paddle.add(h, stem)                              # residual
+        h = conv_bn(block, 64, 1)
+        h = conv_bn(h, 64, 3, stride=2, groups=64)               # 8 x 8
+        h = conv_bn(h, 48, 1, act=None)
+        pooled = F.adaptive_avg_pool2d(h, 1)
+        logits = static.nn.fc(paddle.flatten(pooled, start_axis=1), 10)
+    test = main.clone(for_test=True)
+    return test, startup, {"block": block.name, "inner": h.name, "logits": logits.name}
+
+
+@pytest.fixture(scope="module")
+def net():
+    test, startup, names = build()
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.default_rng(0)
+    for name in scope.local_var_names():          # non-trivial batch norm statistics
+        tensor = scope.find_var(name).get_tensor()
+        value = np.array(tensor)
+        tensor.set((value + rng.uniform(0.1, 0.5, value.shape)).astype("float32"))
+    return exe, scope, test, names
+
+
+def strategy(**flags):
+    bs = static.BuildStrategy()
+    for name, value in flags.items():
+        setattr(bs, name, value)
+    return bs
+
+
+def run(net, fetch, batch=3, **flags):
+    exe, scope, test, names = net
+    x = np.random.default_rng(batch).standard_normal((batch, 3, 32, 32)).astype("float32")
+    compiled = static.CompiledProgram(test, build_strategy=strategy(**flags))
+    return exe.run(compiled, feed={"x": x}, fetch_list=[names[f] for f in fetch], scope=scope)
+
+
+def optimized(net, fetch=("logits",), **flags):
+    exe, scope, test, names = net
+    return apply_passes(test, strategy(**flags), ("x",), tuple(names[f] for f in fetch))
+
+
+def test_the_small_map_part_runs_channel_last(net):
+    ops = optimized(net).global_block().ops
+    convs = [op for op in ops if op.type.startswith("fused_conv2d")]
+    layouts = [op.attrs["data_format"] for op in convs]
+    assert layouts == ["NCHW"] + ["NHWC"] * 5        # the stem stays: im2col is NCHW
+    assert [op.attrs["data_format"] for op in ops if op.type == "pool2d"] == ["NHWC"]
+    transposes = [op for op in ops if op.type == "transpose2"]
+    assert [op.attrs["axis"] for op in transposes] == [[0, 2, 3, 1], [0, 3, 1, 2]]
+    entry, exit_ = transposes
+    assert ops.index(entry) < ops.index(convs[1]) and ops.index(exit_) > ops.index(convs[-1])
+    # the residual input is the stem's NHWC twin, made once for both readers
+    assert convs[2].input("ResidualData") == convs[1].input("Input")
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_results_match_the_nchw_program(net, batch):
+    want = run(net, ["logits"], batch, channel_last=False)[0]
+    got = run(net, ["logits"], batch)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+
+
+def test_a_fetched_value_inside_the_region_is_made_nchw(net):
+    ops = optimized(net, fetch=("logits", "inner", "block")).global_block().ops
+    assert [op.attrs["axis"] for op in ops if op.type == "transpose2"].count([0, 3, 1, 2]) == 3
+    want = run(net, ["inner", "block", "logits"], channel_last=False)
+    got = run(net, ["inner", "block", "logits"])
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6 * np.abs(w).max())
+
+
+def test_build_strategy_switches_it_off(net):
+    ops = optimized(net, channel_last=False).global_block().ops
+    assert "transpose2" not in [op.type for op in ops]
+    assert all(op.attrs.get("data_format", "NCHW") == "NCHW" for op in ops)
+
+
+def test_networks_without_small_depthwise_maps_are_left_alone():
+    """A plain CNN (no depthwise layer to start a region) keeps NCHW everywhere."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3, 16, 16], "float32")
+        h = F.relu(static.nn.conv2d(x, 8, 3, padding=1))
+        h = F.relu(static.nn.conv2d(h, 8, 1))
+        out = F.adaptive_avg_pool2d(h, 1)
+    program = apply_passes(main.clone(for_test=True), strategy(), ("x",), (out.name,))
+    assert "transpose2" not in [op.type for op in program.global_block().ops]
