@@ -74,7 +74,6 @@ class Direct:
         if self.cg == 1 and self.m == 1:
             self.run_rows = max(k for k in range(1, self.grid + 1)
                                 if self.grid % k == 0 and (k == 1 or k * g.c <= RUN_VALUES))
-
         self.phased = (g.strides[1] > 1 and g.out_hw[1] >= PHASED_WIDTH
                        and g.c < PHASED_CHANNELS and g.n * g.h * g.w * g.c <= PHASED_VALUES)
 

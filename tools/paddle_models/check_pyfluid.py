@@ -72,8 +72,8 @@ def check_one(prefix):
                 a = float(np.max(out.astype(np.int64) != ref.astype(np.int64)))
                 r = a
             else:
-                diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
-                diff[np.isnan(out) & np.isnan(ref)] = 0.0
+                diff = np.atleast_1d(np.abs(out.astype(np.float64) - ref.astype(np.float64)))
+                diff[np.atleast_1d(np.isnan(out) & np.isnan(ref))] = 0.0
                 a = float(np.max(diff))
                 r = a / max(float(np.nanmax(np.abs(ref.astype(np.float64)))), 1e-6)
             per_output.append(r)
