@@ -101,7 +101,7 @@ def channel_last(program: Program, ctx: PassContext) -> bool:
             for i, name in enumerate(slots.get(slot, [])):
                 if name not in twins:
                     twins[name] = f"{name}@NHWC"
-                    transposed(name, twins[name], TO_NHWC, block.vars[name])
+                    transposed(name, twins[name], TO_NHWC, block._find_var_recursive(name))
                 slots[slot][i] = twins[name]
         name = op.output(output)[0]
         twins[name] = f"{name}@NHWC"
