@@ -459,6 +459,13 @@ CASES = [
          wrt=("Input", "W")),
     Case("fc", {"Input": u(3, 4), "W": u(8, 9), "Bias": u(5)}, {"padding_weights": True},
          wrt=("Input", "W", "Bias")),
+    # channel last, one filter per channel: the forward is the NHWC einsum (per column phase
+    # at stride 1 and when strided with few channels, else over the strided windows)
+    Case("depthwise_conv2d", {"Input": u(2, 5, 6, 3), "Filter": u(3, 1, 3, 3)},
+         {"groups": 3, "paddings": [1, 1], "data_format": "NHWC"}, wrt=("Input", "Filter")),
+    Case("depthwise_conv2d", {"Input": u(1, 7, 9, 2), "Filter": u(2, 1, 3, 3)},
+         {"groups": 2, "strides": [2, 2], "paddings": [1, 0, 1, 1], "dilations": [1, 2],
+          "data_format": "NHWC"}, wrt=("Input", "Filter")),
 ]
 
 
