@@ -1,6 +1,8 @@
 """Convolution as matrix products, for NCHW arrays: 1x1 filters as plain products of the
 input (:class:`Pointwise`, no copy at stride 1), every other filter through an im2col matrix
-(:class:`Im2col`). Both serve the forward pass and the gradients.
+(:class:`Im2col`). Both serve the forward pass and the gradients. Kernels that read NHWC
+inputs natively (``channel_last_native``: pointwise here, depthwise in ops/depthwise.py) have a
+``forward_channel_last``; :func:`forward` runs any kernel in either layout.
 
 Each kernel is an object built once per layer shape (:func:`conv_kernel` memoizes them), that
 holds the decisions for that shape: which layout the columns take (one matrix per image when

@@ -13,6 +13,10 @@ are small and channels many (late layers), so that the channels make the long ro
 NumPy buffers 2-D operands whose rows are shorter than its ufunc buffer (8192 values) to
 merge them into longer loops; for rows of a few hundred values that copy costs more than it
 saves, so the taps run with a small ufunc buffer (:func:`unbuffered`).
+
+NHWC inputs with one filter per channel (:meth:`Direct.forward_channel_last`, the inference
+pass framework/passes/channel_last.py) skip the taps: one ``einsum`` sums them all in one pass
+with the channels (and output columns) as its inner loop.
 """
 from __future__ import annotations
 
