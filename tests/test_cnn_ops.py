@@ -8,6 +8,7 @@ import pytest
 
 import pyfluid as paddle
 from pyfluid.ops import get_op
+from pyfluid.ops.pool_kernels import pool_kernel
 
 _rng = np.random.default_rng(7)
 
@@ -180,6 +181,19 @@ def test_pool2d_matches_reference(x_shape, attrs, geometry, out_hw, pooling_type
     assert out.shape[2:] == out_hw
     expected = ref_pool2d(x, *geometry, out_hw, pooling_type, exclusive, False)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("x_shape", [(1, 1, 2, 2), (2, 3, 4, 6), (3, 2, 8, 4), (1, 4, 10, 12)])
+def test_stem_max_pool_matches_padded_windows(x_shape):
+    """3x3/2 windows padded by one (ResNet's stem), by separable passes: negative inputs, so
+    a window that took a padding value or a neighbouring plane's value would show."""
+    x = np.random.RandomState(7).randn(*x_shape).astype("float32") - 3
+    attrs = {"ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1], "pooling_type": "max"}
+    out_hw = (x_shape[2] // 2, x_shape[3] // 2)
+    assert pool_kernel(x_shape, (3, 3), (2, 2), (1, 1, 1, 1), out_hw, False, True, False).stem
+    out = run_op("pool2d", {"X": x}, attrs)["Out"]
+    np.testing.assert_array_equal(out, ref_pool2d(x, [3, 3], [2, 2], 1, 1, out_hw, "max",
+                                                  True, False))
 
 
 @pytest.mark.parametrize("pooling_type", ["max", "avg"])
