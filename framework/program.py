@@ -315,9 +315,13 @@ def _copy_var(var: Variable, block: Block) -> Variable:
 
 def _copy_op(op: Operator, block: Block) -> Operator:
     attrs = {k: (list(v) if isinstance(v, list) else v) for k, v in op.attrs.items()}
-    return Operator(block, op.type, {k: list(v) for k, v in op.inputs.items()},
-                    {k: list(v) for k, v in op.outputs.items()}, attrs, dict(op.attr_types),
-                    op.is_target, op.site)
+    new = Operator(block, op.type, {k: list(v) for k, v in op.inputs.items()},
+                   {k: list(v) for k, v in op.outputs.items()}, attrs, dict(op.attr_types),
+                   op.is_target, op.site)
+    origin = getattr(op, "fused_from", None)     # a pass's op: the ops the user built
+    if origin:
+        new.fused_from = origin
+    return new
 
 
 def program_from_bytes(data: bytes, source: str = "<bytes>") -> Program:

@@ -1,0 +1,53 @@
+"""Give the ``fc`` ops of inference programs their weight transposed, once: ``fc`` with a W
+that is the same on every run (a parameter nothing writes, or a value computed from such
+parameters) becomes ``fc_weight_transpose`` (W^T, computed once per parameter state:
+executor/hoisting.py) + ``fc_transposed``, whose few-row products read the transposed
+weight in blocks OpenBLAS multiplies without repacking (ops/fused.py). Only weights of
+256 KiB or more: below, packing costs little and the program keeps Paddle's ``fc``. Results
+agree with ``fc`` to the rounding of a differently blocked product."""
+from __future__ import annotations
+
+from ..program import Program
+from .graph import PassContext
+from .invariants import constant_parameters, invariant_ops
+
+_KEPT = ("in_num_col_dims", "activation_type")
+MIN_WEIGHT_VALUES = 1 << 16
+
+
+def fc_transposed(program: Program, ctx: PassContext) -> bool:
+    fixed = invariant_ops(program, ctx.feed_names)
+    if not fixed:
+        return False
+    block = program.global_block()
+    invariant = constant_parameters(program, ctx.feed_names) | {
+        n for op, f in zip(block.ops, fixed) if f for n in op.output_arg_names}
+    new_ops, transposed = [], {}
+    for op in block.ops:
+        w = op.input("W")[0] if op.type == "fc" else None
+        w_var = block._find_var_recursive(w) if w in invariant else None
+        shape = tuple(w_var.shape or ()) if w_var is not None else ()
+        if (len(shape) != 2 or min(shape) < 0 or shape[0] * shape[1] < MIN_WEIGHT_VALUES
+                or op.attrs.get("padding_weights")):
+            new_ops.append(op)
+            continue
+        if w not in transposed:            # one transpose per weight, however many readers
+            transposed[w] = f"{w}@T"
+            prep = block._make_op("fc_weight_transpose", {"W": [w]}, {"Out": [transposed[w]]},
+                                  {})
+            prep.site = op.site
+            new_ops.append(prep)
+        inputs = {"Input": op.input("Input"), "WT": [transposed[w]]}
+        if op.input("Bias"):
+            inputs["Bias"] = op.input("Bias")
+        fc = block._make_op("fc_transposed", inputs, {"Out": op.output("Out")},
+                            {k: op.attrs[k] for k in _KEPT if k in op.attrs})
+        fc.site = op.site
+        fc.fused_from = getattr(op, "fused_from", None) or [str(op).strip()]
+        new_ops.append(fc)
+    if not transposed:
+        return False
+    block.ops = new_ops
+    program._link_producers()
+    program._bump()
+    return True
