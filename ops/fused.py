@@ -57,14 +57,19 @@ def fc_kernel(x, w, bias, *, in_num_col_dims, activation_type, padding_weights):
     _check_activation(activation_type)
     if padding_weights:
         w = w[:-4, :-4]
+    return _fc(x, lambda x2: x2 @ w, w.shape[1], bias, in_num_col_dims, activation_type)
+
+
+def _fc(x, product, cols: int, bias, in_num_col_dims: int, activation_type: str):
+    """``act(product(flatten(x)) + Bias)``, the bias add and activation in place."""
     lead = x.shape[:in_num_col_dims]
     x2 = x if x.ndim == 2 and in_num_col_dims == 1 else x.reshape(math.prod(lead), -1)
-    out = x2 @ w
+    out = product(x2)
     if bias is not None:
         out += bias.reshape(-1)
     if activation_type == "relu":
         relu_in_place(out)
-    return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (w.shape[1],))
+    return out if x.ndim == 2 and in_num_col_dims == 1 else out.reshape(lead + (cols,))
 
 
 @fc.def_specialize
@@ -109,6 +114,73 @@ def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_we
             dw = np.pad(dw, ((0, 4), (0, 4)))
     db = np.add.reduce(d2, axis=0) if wanted[2] else None     # d2.sum(axis=0), sans wrapper
     return dx, dw, db
+
+
+# -- fc from a transposed weight: pyfluid's own inference ops (framework/passes/fc_transposed.py) -
+# OpenBLAS multiplies products of at most about a million multiply-adds by its small-matrix
+# kernels, which read the weight in place; larger ones first copy the weight into a packed
+# layout, which for a few rows costs more than the product (measured, 8 x 1280 by 1280 x
+# 1000, weights out of cache: 0.69 ms in one product, 0.47 ms in blocks of 91 weight rows).
+SMALL_PRODUCT = 1_000_000
+MIN_BLOCK = 16               # weight rows per block below which one product is faster
+
+fc_weight_transpose = register_op("fc_weight_transpose", inputs=["W"], outputs=["Out"],
+                                  differentiable=False, fresh_outputs=True)
+fc_transposed = register_op(
+    "fc_transposed", inputs=["Input", "WT", "Bias?"], outputs=["Out"],
+    attrs={"in_num_col_dims": 1, "activation_type": ""}, differentiable=False,
+    fresh_outputs=True)
+
+
+@fc_weight_transpose.def_infer_shape
+def fc_weight_transpose_shape(w: Meta):
+    if len(w.shape) != 2:
+        raise ValueError(f"op 'fc_weight_transpose': W must be 2-D, got shape {list(w.shape)}")
+    return Meta(tuple(reversed(w.shape)), w.dtype)
+
+
+@fc_weight_transpose.def_kernel
+def fc_weight_transpose_kernel(w):
+    """The (out_features, in_features) contiguous transpose of fc's W."""
+    return np.ascontiguousarray(w.T)
+
+
+@fc_transposed.def_infer_shape
+def fc_transposed_shape(x: Meta, wt: Meta, bias: Meta | None, *, in_num_col_dims,
+                        activation_type):
+    w = Meta(tuple(reversed(wt.shape)), wt.dtype)
+    return fc_shape(x, w, bias, in_num_col_dims=in_num_col_dims,
+                    activation_type=activation_type, padding_weights=False)
+
+
+@fc_transposed.def_kernel
+def fc_transposed_kernel(x, wt, bias, *, in_num_col_dims, activation_type):
+    """fc's ``act(flatten(Input) @ W + Bias)`` from ``WT = W^T``: a few float32 rows run in
+    blocks of weight rows small enough for OpenBLAS's unpacked kernels."""
+    _check_activation(activation_type)
+    return _fc(x, lambda x2: rows_times_transposed(x2, wt), wt.shape[0], bias,
+               in_num_col_dims, activation_type)
+
+
+def small_block(rows: int, k: int, m: int, dtype) -> int:
+    """Weight rows per block for (rows, k) @ (k, m) in float32 (0: one product). A single
+    row is a matrix-vector product, which reads the weight in place already."""
+    block = SMALL_PRODUCT // max(1, rows * k)
+    if rows < 2 or block < MIN_BLOCK or block >= m or dtype != np.float32:
+        return 0
+    return -(-m // -(-m // block))            # equal blocks
+
+
+def rows_times_transposed(x2: np.ndarray, wt: np.ndarray) -> np.ndarray:
+    """``x2 @ wt.T`` for x2 (B, K) and a contiguous wt (M, K)."""
+    m = wt.shape[0]
+    block = small_block(*x2.shape, m, np.result_type(x2, wt))
+    if not block:
+        return x2 @ wt.T
+    out = np.empty((len(x2), m), np.float32)
+    for start in range(0, m, block):
+        np.matmul(x2, wt[start:start + block].T, out=out[:, start:start + block])
+    return out
 
 
 # Unary(Binary(X, Y)) compounds pyfluid fuses: functor_list = [unary, binary].

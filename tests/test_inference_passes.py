@@ -26,7 +26,7 @@ def strategy(**flags):
 
 def build(batch_size=None, layout="NCHW"):
     """A small residual CNN: conv-bn-relu, conv-bn + a 1x1 conv-bn shortcut, relu, a biased
-    conv-bn, a depthwise conv-bn-relu6, pooling and fc; its test clone; a training step."""
+    conv-bn, a depthwise conv-bn-relu6, pooling and two fc; its test clone; a training step."""
     main, startup = static.Program(), static.Program()
     nhwc = layout == "NHWC"
 
@@ -48,7 +48,8 @@ def build(batch_size=None, layout="NCHW"):
         h = bn(conv(h, 16, 3))                                                 # conv bias
         h = F.relu6(bn(conv(h, 16, 3, groups=16, bias_attr=False)))
         pooled = F.max_pool2d(h, 2, 2, data_format=layout)
-        logits = static.nn.fc(paddle.flatten(pooled, start_axis=1), 5)
+        hidden = static.nn.fc(paddle.flatten(pooled, start_axis=1), 128, activation="relu")
+        logits = static.nn.fc(hidden, 5)          # the hidden fc's weight is transposed
         test = main.clone(for_test=True)
         loss = F.cross_entropy(logits, label)
         paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
@@ -93,6 +94,8 @@ def test_inference_programs_are_folded_and_fused(net):
     assert found.count("fused_conv2d") + found.count("fused_conv2d_winograd") == 5
     assert "conv2d" not in found and "depthwise_conv2d" not in found
     assert "winograd_filter" in found            # 16 -> 16 channels on a 12 x 12 map
+    assert found.count("fc_transposed") == found.count("fc") == 1    # large and small weights
+    assert "fc_weight_transpose" in found
     got = infer(exe, scope, test, logits, feed)
     assert_close(got, infer(exe, scope, test, logits, feed, enable_passes=False))
 
@@ -101,7 +104,8 @@ def test_inference_programs_are_folded_and_fused(net):
     ("fold_conv_bn", ["batch_norm"], ["elementwise_div"]),
     ("fuse_conv", ["conv2d"], ["fused_conv2d"]),
     ("conv_winograd", ["fused_conv2d"], ["fused_conv2d_winograd"]),
-    ("hoist_invariants", ["batch_norm"], ["fused_conv2d_winograd"]),
+    ("fc_transposed", ["fc"], ["fc_transposed"]),
+    ("hoist_invariants", ["batch_norm", "fc"], ["fused_conv2d_winograd", "fc_transposed"]),
 ])
 def test_each_pass_is_switched_by_build_strategy(net, flag, present, absent):
     exe, scope, main, test, logits, loss, feed = net
@@ -115,7 +119,20 @@ def test_training_programs_are_left_alone(net):
     exe, scope, main, test, logits, loss, feed = net
     found = types(main, loss)
     assert found.count("batch_norm") == 5 and "fused_conv2d" not in found
-    assert "winograd_filter" not in found
+    assert "winograd_filter" not in found and "fc_transposed" not in found
+
+
+@pytest.mark.parametrize("rows,k,m,block", [(8, 1280, 1000, 91), (4, 4608, 512, 52),
+                                            (1, 1280, 1000, 0), (64, 1280, 1000, 0),
+                                            (8, 16, 10, 0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fc_transposed_runs_few_rows_in_blocks_of_the_weight(rows, k, m, block, dtype):
+    from pyfluid.ops.fused import rows_times_transposed, small_block
+    assert small_block(rows, k, m, np.dtype(dtype)) == (block if dtype == "float32" else 0)
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((rows, k)).astype(dtype), rng.standard_normal((k, m))
+    got = rows_times_transposed(x, np.ascontiguousarray(w.T.astype(dtype)))
+    np.testing.assert_allclose(got, x @ w.astype(dtype), rtol=1e-4, atol=1e-4)
 
 
 def sgd_step(param: str, shape) -> static.Program:
@@ -166,6 +183,11 @@ def test_parameter_values_are_computed_once_and_follow_every_change(net, monkeyp
     exe.run(main, feed=feed, fetch_list=[loss], scope=scope)  # a training step
     check(1)
     assert len(preps) == 4
+    weight = "fc_0.w_0"                                       # 576 x 128: transposed
+    shape = np.array(scope.find_var(weight).get_tensor()).shape
+    exe.run(sgd_step(weight, shape), feed={"g": np.ones(shape, "float32")}, scope=scope)
+    check(1)                                                  # fc's transposed weight too
+    assert len(preps) == 5
     assert not [n for n in scope.local_var_names() if "@" in n]   # the scope holds none
 
 

@@ -313,6 +313,21 @@ def test_errors_name_the_ops_the_user_built():
         exe.run(main, feed={}, fetch_list=[out])
 
 
+def test_errors_in_programs_split_for_hoisting_name_the_ops_the_user_built():
+    """A large fc weight is transposed once (fc_transposed), which splits the program into
+    a prep and a main part: their copies keep what each fused op was made of."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 300], "float32")
+        out = paddle.add(paddle.matmul(x, static.create_parameter([300, 256], "float32")),
+                         static.create_parameter([256], "float32"))
+    exe = static.Executor()
+    exe.run(startup)
+    assert op_types(optimized(main, ["x"], [out])) == ["fc_weight_transpose", "fc_transposed"]
+    with pytest.raises(ExecutionError, match=r"Input Variable Input\(x\)[\s\S]*matmul_v2\(X=x"):
+        exe.run(main, feed={}, fetch_list=[out])
+
+
 def test_switches_turn_passes_off():
     main, _, test, logits, _ = mlp()
     assert apply_passes(test, strategy(enable_passes=False), ("x",), (logits.name,)) is test

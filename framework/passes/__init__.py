@@ -14,6 +14,7 @@ from ..verify import verify
 from .channel_last import channel_last
 from .conv_winograd import conv_winograd
 from .dead_op_elimination import dead_op_elimination
+from .fc_transposed import fc_transposed
 from .fold_conv_bn import fold_conv_bn
 from .fuse_conv import fuse_conv
 from .fuse_elementwise_act import fuse_elementwise_act
@@ -30,6 +31,7 @@ PASSES: dict[str, Callable[[Program, PassContext], bool]] = {
     "conv_winograd": conv_winograd,
     "channel_last": channel_last,
     "fuse_fc": fuse_fc,
+    "fc_transposed": fc_transposed,
     "fuse_elementwise_act": fuse_elementwise_act,
 }
 assert tuple(PASSES) == PASS_NAMES

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 
 PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fold_conv_bn", "fuse_conv",
-              "conv_winograd", "channel_last", "fuse_fc", "fuse_elementwise_act")
-_NEED_HOISTING = ("fold_conv_bn", "conv_winograd")
+              "conv_winograd", "channel_last", "fuse_fc", "fc_transposed", "fuse_elementwise_act")
+_NEED_HOISTING = ("fold_conv_bn", "conv_winograd", "fc_transposed")
 
 
 class BuildStrategy:
@@ -32,6 +32,7 @@ class BuildStrategy:
         self.conv_winograd = True
         self.channel_last = True
         self.fuse_fc = True
+        self.fc_transposed = True
         self.fuse_elementwise_act = True
         self.reuse_buffers = True
         self.hoist_invariants = True
@@ -47,8 +48,8 @@ class BuildStrategy:
         self.fuse_elementwise_act = bool(value)
 
     def enabled_passes(self) -> tuple[str, ...]:
-        """The passes to run; fold_conv_bn and conv_winograd need ``hoist_invariants`` (their
-        parameter-only ops would otherwise run on every run)."""
+        """The passes to run; fold_conv_bn, conv_winograd and fc_transposed need
+        ``hoist_invariants`` (their parameter-only ops would otherwise run on every run)."""
         if not self.enable_passes:
             return ()
         return tuple(name for name in PASS_NAMES if getattr(self, name)

@@ -54,9 +54,25 @@ def mul(g, n):
 @converter("fc")
 def fc(g, n):
     """``act(flatten(Input, in_num_col_dims) @ W + Bias)``."""
-    x, w, out = n.input("Input"), n.input("W"), n.output("Out")
+    w = n.input("W")
     if n.attr("padding_weights"):
         w = g.op("Slice", w, g.ints([0, 0]), g.ints([-4, -4]), g.ints([0, 1]))
+    _fc(g, n, w, n.shape("W")[1] - (4 if n.attr("padding_weights") else 0))
+
+
+@converter("fc_weight_transpose")
+def fc_weight_transpose(g, n):
+    g.op("Transpose", n.input("W"), perm=[1, 0], outputs=[n.output("Out")])
+
+
+@converter("fc_transposed")
+def fc_transposed(g, n):
+    """fc from its transposed weight WT (framework/passes/fc_transposed.py)."""
+    _fc(g, n, g.op("Transpose", n.input("WT"), perm=[1, 0]), n.shape("WT")[0])
+
+
+def _fc(g, n, w, cols: int):
+    x, out = n.input("Input"), n.output("Out")
     activation = n.attr("activation_type") or ""
     if activation not in ("", "relu"):
         n.fail(f"activation_type {activation!r} is not supported (fc supports '' and 'relu')")
@@ -71,7 +87,6 @@ def fc(g, n):
         last = i == len(steps) - 1 and not flat
         value = step(value, **({"outputs": [out]} if last else {}))
     if flat:
-        cols = n.shape("W")[1] - (4 if n.attr("padding_weights") else 0)
         _unflatten(g, n, value, x, "Input", k, g.ints([cols]), out)
     elif not steps:
         g.op("Identity", value, outputs=[out])
