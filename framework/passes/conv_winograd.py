@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...ops.conv_kernels import geometry, winograd_tile
 from ..program import Program
 from .graph import PassContext
-from .invariants import constant_parameters, invariant_ops
+from .invariants import invariant_values
 
 _CONVS = ("conv2d", "fused_conv2d")
 _KEPT = ("paddings", "padding_algorithm", "data_format", "fuse_activation", "fuse_alpha",
@@ -46,12 +46,10 @@ def _tile(op, x_shape, filter_shape) -> int:
 
 
 def conv_winograd(program: Program, ctx: PassContext) -> bool:
-    fixed = invariant_ops(program, ctx.feed_names)
-    if not fixed:
+    invariant = invariant_values(program, ctx.feed_names)
+    if invariant is None:
         return False
     block = program.global_block()
-    invariant = constant_parameters(program, ctx.feed_names) | {
-        n for op, f in zip(block.ops, fixed) if f for n in op.output_arg_names}
     new_ops, changed = [], False
     for op in block.ops:
         filt = op.input("Filter")[0] if op.type in _CONVS else None

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 from ..program import Program
 from .graph import PassContext
-from .invariants import constant_parameters, invariant_ops
+from .invariants import invariant_values
 
 _KEPT = ("in_num_col_dims", "activation_type")
 MIN_WEIGHT_VALUES = 1 << 16
 
 
 def fc_transposed(program: Program, ctx: PassContext) -> bool:
-    fixed = invariant_ops(program, ctx.feed_names)
-    if not fixed:
+    invariant = invariant_values(program, ctx.feed_names)
+    if invariant is None:
         return False
     block = program.global_block()
-    invariant = constant_parameters(program, ctx.feed_names) | {
-        n for op, f in zip(block.ops, fixed) if f for n in op.output_arg_names}
     new_ops, transposed = [], {}
     for op in block.ops:
         w = op.input("W")[0] if op.type == "fc" else None

@@ -40,3 +40,14 @@ def invariant_ops(program: Program, feed_names=()) -> list[bool]:
             known.update(outputs)
         found.append(fixed)
     return found
+
+
+def invariant_values(program: Program, feed_names=()) -> set[str] | None:
+    """Names whose values are the same on every run: constant parameters and the outputs of
+    invariant ops; None for programs with sub-blocks (see :func:`invariant_ops`)."""
+    fixed = invariant_ops(program, feed_names)
+    if not fixed:
+        return None
+    ops = program.global_block().ops
+    return constant_parameters(program, feed_names) | {
+        n for op, f in zip(ops, fixed) if f for n in op.output_arg_names}
