@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .small_products import rows_times_transposed, small_block
+
 _K_BLOCK = 4096              # block of the summed axis of a small weight gradient
 _LONG = 2048
-_FEW_COLUMNS = 8             # products with at most this many columns ...
-_L2_BYTES = 1 << 20          # ... of a filter matrix larger than the L2 cache ...
-_BLOCK_BYTES = 1 << 19       # ... run in blocks of filter rows of this size
 
 
 def grouped(w: np.ndarray, groups: int) -> np.ndarray:
@@ -27,16 +26,14 @@ def product(wm: np.ndarray, cols: np.ndarray, groups: int, out=None) -> np.ndarr
         for start in range(0, cols.shape[1], _K_BLOCK):
             np.matmul(wm, cols[:, start:start + _K_BLOCK], out=out[:, start:start + _K_BLOCK])
         return out
-    if groups == 1 and cols.ndim == 2 and cols.shape[1] <= _FEW_COLUMNS \
-            and wm.nbytes > _L2_BYTES:
-        # a large filter matrix times a few columns (small maps): OpenBLAS would copy the
-        # whole filter into its packed layout first, streaming it from memory three times;
-        # in blocks of rows the copy stays in cache (measured: 1.0 -> 0.63 ms for 9 MB)
+    if groups == 1 and cols.ndim == 2 and small_block(*cols.shape[::-1], wm.shape[0],
+                                                     np.result_type(wm, cols)):
+        # a few columns (small maps): their transpose times the filter's, in blocks of filter
+        # rows that OpenBLAS multiplies without copying the filter (ops/small_products.py)
+        transposed = rows_times_transposed(np.ascontiguousarray(cols.T), wm)
         if out is None:
-            out = np.empty((wm.shape[0], cols.shape[1]), np.result_type(wm, cols))
-        rows = max(8, _BLOCK_BYTES // (wm.shape[1] * wm.itemsize))
-        for start in range(0, wm.shape[0], rows):
-            np.matmul(wm[start:start + rows], cols, out=out[start:start + rows])
+            return np.ascontiguousarray(transposed.T)
+        out[...] = transposed.T
         return out
     if groups == 1:
         return np.matmul(wm, cols, out=out)

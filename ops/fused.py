@@ -16,6 +16,7 @@ import numpy as np
 from .activation import relu_in_place
 from .common import broadcast_pair, elementwise_shape, fits_into_x
 from .registry import register_op
+from .small_products import rows_times_transposed
 from .types import AttrType, Meta
 
 _FC_ACTIVATIONS = ("", "relu")
@@ -116,14 +117,8 @@ def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_we
     return dx, dw, db
 
 
-# -- fc from a transposed weight: pyfluid's own inference ops (framework/passes/fc_transposed.py) -
-# OpenBLAS multiplies products of at most about a million multiply-adds by its small-matrix
-# kernels, which read the weight in place; larger ones first copy the weight into a packed
-# layout, which for a few rows costs more than the product (measured, 8 x 1280 by 1280 x
-# 1000, weights out of cache: 0.69 ms in one product, 0.47 ms in blocks of 91 weight rows).
-SMALL_PRODUCT = 1_000_000
-MIN_BLOCK = 16               # weight rows per block below which one product is faster
-
+# -- fc from a transposed weight: pyfluid's own inference ops (framework/passes/fc_transposed.py),
+# a few rows in blocks of the weight (ops/small_products.py) ---------------------------------------
 fc_weight_transpose = register_op("fc_weight_transpose", inputs=["W"], outputs=["Out"],
                                   differentiable=False, fresh_outputs=True)
 fc_transposed = register_op(
@@ -160,27 +155,6 @@ def fc_transposed_kernel(x, wt, bias, *, in_num_col_dims, activation_type):
     _check_activation(activation_type)
     return _fc(x, lambda x2: rows_times_transposed(x2, wt), wt.shape[0], bias,
                in_num_col_dims, activation_type)
-
-
-def small_block(rows: int, k: int, m: int, dtype) -> int:
-    """Weight rows per block for (rows, k) @ (k, m) in float32 (0: one product). A single
-    row is a matrix-vector product, which reads the weight in place already."""
-    block = SMALL_PRODUCT // max(1, rows * k)
-    if rows < 2 or block < MIN_BLOCK or block >= m or dtype != np.float32:
-        return 0
-    return -(-m // -(-m // block))            # equal blocks
-
-
-def rows_times_transposed(x2: np.ndarray, wt: np.ndarray) -> np.ndarray:
-    """``x2 @ wt.T`` for x2 (B, K) and a contiguous wt (M, K)."""
-    m = wt.shape[0]
-    block = small_block(*x2.shape, m, np.result_type(x2, wt))
-    if not block:
-        return x2 @ wt.T
-    out = np.empty((len(x2), m), np.float32)
-    for start in range(0, m, block):
-        np.matmul(x2, wt[start:start + block].T, out=out[:, start:start + block])
-    return out
 
 
 # Unary(Binary(X, Y)) compounds pyfluid fuses: functor_list = [unary, binary].

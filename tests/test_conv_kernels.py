@@ -11,7 +11,8 @@ import pytest
 
 from pyfluid.ops.conv_geometry import ConvGeometry
 from pyfluid.ops.conv_grid import GridIm2col
-from pyfluid.ops.conv_kernels import Im2col, Pointwise, conv_kernel, geometry, winograd_tile
+from pyfluid.ops.conv_kernels import (Im2col, Pointwise, conv_kernel, forward, geometry,
+                                      winograd_tile)
 from pyfluid.ops.depthwise import Direct
 from pyfluid.ops.winograd import Winograd, transform_filter
 from test_cnn_ops import run_op
@@ -169,17 +170,38 @@ def test_which_kernels_read_channel_last_natively():
     assert not Im2col(_geo(1, 4, (5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1)).channel_last_native
 
 
-@pytest.mark.parametrize("rows", [1, 1 << 20])
-def test_pointwise_channel_last_few_and_many_positions(monkeypatch, rows):
-    """Few positions run as the filter times their transpose, many as one product."""
-    from pyfluid.ops import conv_kernels
-    monkeypatch.setattr(conv_kernels, "FEW_ROWS", rows)
-    geo = _geo(3, 5, (4, 4), 7, (1, 1), (1, 1), (0, 0), (1, 1), 1)
-    x = _rng.standard_normal((3, 5, 4, 4)).astype(np.float32)
-    w = _rng.standard_normal((7, 5, 1, 1)).astype(np.float32)
+@pytest.mark.parametrize("blocked", [True, False])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_few_positions_run_in_blocks_of_filter_rows(monkeypatch, blocked, layout):
+    """A large filter on a few output positions: the positions' transpose times the
+    filter's, in blocks of filter rows (ops/small_products.py), equal to one product."""
+    from pyfluid.ops import small_products
+    if not blocked:
+        monkeypatch.setattr(small_products, "SMALL_PRODUCT", 0)
+    geo = _geo(1, 64, (2, 2), 320, (3, 3), (1, 1), (1, 1), (1, 1), 1)     # 4 x 576 by 320
+    x = _rng.standard_normal((1, 64, 2, 2)).astype(np.float32)
+    w = _rng.standard_normal((320, 64, 3, 3)).astype(np.float32)
+    kernel, products = Im2col(geo), []
+    matmul = np.matmul
+    with monkeypatch.context() as patch:
+        patch.setattr(np, "matmul", lambda *a, **k: products.append(a[1].shape) or matmul(*a, **k))
+        got = (kernel.forward(x, w) if layout == "NCHW" else
+               forward(kernel, np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w, True
+                       ).transpose(0, 3, 1, 2))
+    np.testing.assert_allclose(got, reference(x, w, geo), rtol=1e-4, atol=1e-4)
+    # blocks of at most 256 rows (1024 output values): two of 160
+    assert products == ([(576, 160)] * 2 if blocked else [(576, 4)])
+
+
+@pytest.mark.parametrize("rows", [2, 64, 4096])
+def test_pointwise_channel_last_few_and_many_positions(rows):
+    """Few positions run in blocks of the filter, many as one product: equal results."""
+    geo = _geo(rows, 512, (1, 1), 40, (1, 1), (1, 1), (0, 0), (1, 1), 1)
+    x = _rng.standard_normal((rows, 512, 1, 1)).astype(np.float32)
+    w = _rng.standard_normal((40, 512, 1, 1)).astype(np.float32)
     got = Pointwise(geo).forward_channel_last(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w)
-    np.testing.assert_allclose(got, reference(x, w, geo).transpose(0, 2, 3, 1), rtol=1e-5,
-                               atol=1e-5)
+    np.testing.assert_allclose(got, reference(x, w, geo).transpose(0, 2, 3, 1), rtol=1e-4,
+                               atol=1e-4)
 
 
 @pytest.mark.parametrize("tile", [2, 4])

@@ -123,11 +123,12 @@ def test_training_programs_are_left_alone(net):
 
 
 @pytest.mark.parametrize("rows,k,m,block", [(8, 1280, 1000, 91), (4, 4608, 512, 52),
+                                            (8, 512, 1000, 125),     # 1024 output values
                                             (1, 1280, 1000, 0), (64, 1280, 1000, 0),
-                                            (8, 16, 10, 0)])
+                                            (8, 256, 1000, 0), (8, 16, 10, 0)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fc_transposed_runs_few_rows_in_blocks_of_the_weight(rows, k, m, block, dtype):
-    from pyfluid.ops.fused import rows_times_transposed, small_block
+    from pyfluid.ops.small_products import rows_times_transposed, small_block
     assert small_block(rows, k, m, np.dtype(dtype)) == (block if dtype == "float32" else 0)
     rng = np.random.default_rng(1)
     x, w = rng.standard_normal((rows, k)).astype(dtype), rng.standard_normal((k, m))

@@ -1,0 +1,42 @@
+"""Products of a few rows by a large weight, in blocks OpenBLAS multiplies unpacked.
+
+OpenBLAS copies a weight into its packed layout before a product, except where its
+small-matrix kernels take over, which read the weight in place: products of at most about a
+million multiply-adds with at most about a thousand output values (measured on the
+development machine: 983,040 multiply-adds run 4x faster than 1,024,000; blocks of 128 rows
+by 8 run twice as fast as blocks of 192). For a few rows the copy costs more than the
+product, so a large weight runs as equal blocks of its rows that stay under both bounds:
+fc on a small batch (ops/fused.py, ``fc_transposed``) and convolutions on small maps, whose
+few output positions are the rows (ops/conv_products.py). Measured, weights out of cache:
+8 x 1280 by 1280 x 1000, 0.69 -> 0.47 ms; a 256 x 2304 filter on a 4 x 4 map, 0.38 -> 0.29 ms.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SMALL_PRODUCT = 1_000_000    # multiply-adds of one product OpenBLAS runs unpacked ...
+SMALL_OUTPUT = 1024          # ... while it writes at most this many values
+MIN_BLOCK = 16               # weight rows per block below which one product is faster
+MIN_DEPTH = 512              # ... and weight columns (the summed length): shorter rows gain
+                             # nothing (256) or run at half speed (128 by 64 rows)
+
+
+def small_block(rows: int, k: int, m: int, dtype) -> int:
+    """Weight rows per block for (rows, k) @ (k, m) in float32 (0: one product). A single
+    row is a matrix-vector product, which reads the weight in place already."""
+    block = min(SMALL_PRODUCT // max(1, rows * k), SMALL_OUTPUT // max(1, rows))
+    if rows < 2 or k < MIN_DEPTH or block < MIN_BLOCK or block >= m or dtype != np.float32:
+        return 0
+    return -(-m // -(-m // block))            # equal blocks
+
+
+def rows_times_transposed(x2: np.ndarray, wt: np.ndarray) -> np.ndarray:
+    """``x2 @ wt.T`` for x2 (B, K) and a contiguous wt (M, K)."""
+    m = wt.shape[0]
+    block = small_block(*x2.shape, m, np.result_type(x2, wt))
+    if not block:
+        return x2 @ wt.T
+    out = np.empty((len(x2), m), np.float32)
+    for start in range(0, m, block):
+        np.matmul(x2, wt[start:start + block].T, out=out[:, start:start + block])
+    return out
