@@ -22,11 +22,11 @@ from .conv_geometry import ConvGeometry, copy_channel_last, flat_phases, padded,
 from .conv_grid import GridIm2col
 from .conv_products import grouped, product, product_t, weight_grad
 from .depthwise import Direct
-from .small_products import rows_times_transposed
 from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
 PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
+FEW_ROWS = 64                # channel last: products of at most this many positions
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
 # the flat grid (ops/conv_grid.py) pays while its extra product work, OC * garbage columns
 # per output row, costs less than NumPy's per-row copy it saves (measured: about 200), and
@@ -66,14 +66,19 @@ class Pointwise:
 
     def forward_channel_last(self, x, w):
         """NHWC ``x`` -> NHWC output: the positions are the rows of one product with the
-        filter, no layout copy (a few rows in blocks of the filter: ops/small_products.py)."""
+        filter, no layout copy (a few rows: the filter times their transpose, which OpenBLAS
+        runs faster; see :func:`product` for the fewest)."""
         g = self.geo
         if self.strided:
             x = x[:, :g.extent[0]:g.strides[0], :g.extent[1]:g.strides[1]]
         if not x.flags.c_contiguous:
             x, view = np.empty((g.n, *g.out_hw, g.c), x.dtype), x
             copy_channel_last(view, x)
-        out = rows_times_transposed(x.reshape(-1, g.c), w.reshape(g.oc, g.c))
+        rows, wm = x.reshape(-1, g.c), w.reshape(g.oc, g.c)
+        if len(rows) <= FEW_ROWS:
+            out = np.ascontiguousarray(product(wm, np.ascontiguousarray(rows.T), 1).T)
+        else:
+            out = rows @ wm.T
         return out.reshape(g.n, *g.out_hw, g.oc)
 
     def backward(self, x, w, dout, wanted):
