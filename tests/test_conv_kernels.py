@@ -282,6 +282,20 @@ def test_direct_accumulates_a_few_images_at_a_time(monkeypatch, channel_last):
     np.testing.assert_allclose(kernel.forward(x, w), reference(x, w, geo), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("image_values", [1, 1 << 30])
+@pytest.mark.parametrize("stride", [1, 2])
+def test_depthwise_channel_last_runs_large_images_one_at_a_time(monkeypatch, image_values,
+                                                               stride):
+    from pyfluid.ops import depthwise
+    monkeypatch.setattr(depthwise, "CHANNEL_LAST_IMAGE", image_values)
+    geo = _geo(3, 6, (10, 10), 6, (3, 3), (stride, stride), (1, 1), (1, 1), 6)
+    x = _rng.standard_normal((3, 6, 10, 10)).astype(np.float32)
+    w = _rng.standard_normal((6, 1, 3, 3)).astype(np.float32)
+    got = Direct(geo).forward_channel_last(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w)
+    np.testing.assert_allclose(got, reference(x, w, geo).transpose(0, 2, 3, 1), rtol=1e-4,
+                               atol=1e-4)
+
+
 @pytest.mark.parametrize("run_values", [1, 12, 1 << 14])
 def test_direct_channel_last_multiplies_rows_of_several_positions(monkeypatch, run_values):
     """One filter per channel, channel last: windows multiplied as rows of run_rows
