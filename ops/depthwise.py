@@ -20,6 +20,7 @@ with the channels (and output columns) as its inner loop.
 """
 from __future__ import annotations
 
+import functools
 from contextlib import nullcontext
 
 import numpy as np
@@ -37,6 +38,14 @@ RUN_VALUES = 1 << 14              # values per multiplied row, channel last (see
 # 3.9 -> 6.3 ms phased
 PHASED_WIDTH, PHASED_CHANNELS, PHASED_VALUES = 8, 128, 1 << 20
 CHANNEL_LAST_IMAGE = 1 << 18      # input values of an image from which images run one by one
+
+
+@functools.lru_cache(maxsize=512)
+def run_rows(rows: int, width: int) -> int:
+    """The most rows of ``width`` values, a divisor of ``rows``, that make one run of at most
+    ``RUN_VALUES`` values (1 if a row alone is longer)."""
+    return max((k for k in range(1, min(rows, RUN_VALUES // max(1, width)) + 1)
+                if rows % k == 0), default=1)
 
 
 class unbuffered:
@@ -75,10 +84,7 @@ class Direct:
         # channel last with one channel per group and filter: a window is (grid, C), its
         # weights a (C,) row; multiplied as rows of run_rows * C values against the weights
         # tiled run_rows times, NumPy's inner loops get long (measured: taps 25% faster)
-        self.run_rows = 0
-        if self.cg == 1 and self.m == 1:
-            self.run_rows = max(k for k in range(1, self.grid + 1)
-                                if self.grid % k == 0 and (k == 1 or k * g.c <= RUN_VALUES))
+        self.run_rows = run_rows(self.grid, g.c) if self.cg == 1 and self.m == 1 else 0
         self.phased = (g.strides[1] > 1 and g.out_hw[1] >= PHASED_WIDTH
                        and g.c < PHASED_CHANNELS and g.n * g.h * g.w * g.c <= PHASED_VALUES)
 

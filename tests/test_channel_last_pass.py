@@ -120,3 +120,18 @@ def test_networks_without_small_depthwise_maps_are_left_alone():
         out = F.adaptive_avg_pool2d(h, 1)
     program = apply_passes(main.clone(for_test=True), strategy(), ("x",), (out.name,))
     assert "transpose2" not in [op.type for op in program.global_block().ops]
+
+
+@pytest.mark.parametrize("size,converted", [(112, True), (113, False)])
+def test_a_depthwise_layer_starts_a_region_on_maps_up_to_112(size, converted):
+    """MobileNetV2's first depthwise layer at 224 (32 channels, 112 x 112) starts the NHWC
+    region (its taps stream less memory there); larger maps stay NCHW."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 32, size, size], "float32")
+        h = F.relu6(static.nn.conv2d(x, 32, 3, padding=1, groups=32))
+        out = static.nn.conv2d(h, 16, 1)
+    program = apply_passes(main.clone(for_test=True), strategy(), ("x",), (out.name,))
+    layouts = [op.attrs["data_format"] for op in program.global_block().ops
+               if op.type.startswith("fused_conv2d") or op.type.endswith("conv2d")]
+    assert layouts == (["NHWC", "NHWC"] if converted else ["NCHW", "NCHW"])
