@@ -170,27 +170,31 @@ def test_which_kernels_read_channel_last_natively():
     assert not Im2col(_geo(1, 4, (5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1)).channel_last_native
 
 
-@pytest.mark.parametrize("blocked", [True, False])
+@pytest.mark.parametrize("oc,unpacked,products", [
+    (512, True, [(576, 256)] * 2),     # the transpose times blocks of 256 filter rows
+    (512, False, [(576, 4)] * 3),      # no unpacked blocks: blocks of 227 filter rows (512 KiB)
+    (320, True, [(576, 4)]),           # a filter under 1 MiB: one product
+])
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
-def test_few_positions_run_in_blocks_of_filter_rows(monkeypatch, blocked, layout):
-    """A large filter on a few output positions: the positions' transpose times the
-    filter's, in blocks of filter rows (ops/small_products.py), equal to one product."""
+def test_few_positions_of_a_large_filter_run_in_blocks(monkeypatch, oc, unpacked, products,
+                                                      layout):
+    """A large filter on a few output positions (ops/conv_products.py, _few_columns):
+    products in blocks of filter rows, equal to one product."""
     from pyfluid.ops import small_products
-    if not blocked:
+    if not unpacked:
         monkeypatch.setattr(small_products, "SMALL_PRODUCT", 0)
-    geo = _geo(1, 64, (2, 2), 320, (3, 3), (1, 1), (1, 1), (1, 1), 1)     # 4 x 576 by 320
+    geo = _geo(1, 64, (2, 2), oc, (3, 3), (1, 1), (1, 1), (1, 1), 1)      # 4 x 576 by oc
     x = _rng.standard_normal((1, 64, 2, 2)).astype(np.float32)
-    w = _rng.standard_normal((320, 64, 3, 3)).astype(np.float32)
-    kernel, products = Im2col(geo), []
+    w = _rng.standard_normal((oc, 64, 3, 3)).astype(np.float32)
+    kernel, seen = Im2col(geo), []
     matmul = np.matmul
     with monkeypatch.context() as patch:
-        patch.setattr(np, "matmul", lambda *a, **k: products.append(a[1].shape) or matmul(*a, **k))
+        patch.setattr(np, "matmul", lambda *a, **k: seen.append(a[1].shape) or matmul(*a, **k))
         got = (kernel.forward(x, w) if layout == "NCHW" else
                forward(kernel, np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w, True
                        ).transpose(0, 3, 1, 2))
     np.testing.assert_allclose(got, reference(x, w, geo), rtol=1e-4, atol=1e-4)
-    # blocks of at most 256 rows (1024 output values): two of 160
-    assert products == ([(576, 160)] * 2 if blocked else [(576, 4)])
+    assert seen == products
 
 
 @pytest.mark.parametrize("rows", [2, 64, 4096])
