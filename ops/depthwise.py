@@ -148,7 +148,7 @@ class Direct:
     def forward(self, x, w):
         """Tap by tap, a few images at a time, each few padded afresh: a batch's accumulator
         or padded planes would leave the cache, and every tap would stream them from memory
-        again (measured: 8 x 96 x 112 x 112, stride 2: 25.5 -> 9.5 ms)."""
+        again (measured: 8 x 96 x 112 x 112, stride 2: 25.5 -> about 14 ms)."""
         g = self.geo
         acc = np.empty(self._acc_shape(), x.dtype)
         step = max(1, ACCUMULATOR_VALUES // (g.oc * self.grid))

@@ -117,8 +117,8 @@ def fc_grad(input, w, out, dout, *, in_num_col_dims, activation_type, padding_we
     return dx, dw, db
 
 
-# -- fc from a transposed weight: pyfluid's own inference ops (framework/passes/fc_transposed.py),
-# a few rows in blocks of the weight (ops/small_products.py) ---------------------------------------
+# -- fc from a transposed weight: pyfluid's own inference ops (framework/passes/fc_transposed.py) -
+# a few rows run in blocks of the weight (ops/small_products.py)
 fc_weight_transpose = register_op("fc_weight_transpose", inputs=["W"], outputs=["Out"],
                                   differentiable=False, fresh_outputs=True)
 fc_transposed = register_op(
