@@ -11,11 +11,10 @@ more on output maps of at most 112 x 112. Measured on MobileNetV2 at 224: its 11
 56 x 56 depthwise layers run 10-45% faster NHWC (most at batch 8, where the NCHW taps stream
 their planes from memory), its pointwise layers there within -30%..+30%; the network, 8 x 224:
 130 -> 121 ms, 1 x 224 unchanged. ``pool2d`` follows its input. A converted op writes
-``<name>@NHWC``; the
-NCHW ``<name>`` is made by a ``transpose2`` (a view) right before the first op that reads it
-in NCHW, the region's end, and only if something reads it (a fetched name is always made).
-Results agree with the NCHW program to rounding: the taps are summed in one einsum, and by
-column phase for strided layers.
+``<name>@NHWC``; the NCHW ``<name>`` is made by a ``transpose2`` (a view) right before the
+first op that reads it in NCHW, the region's end, and only if something reads it (a fetched
+name is always made). Results agree with the NCHW program to rounding: the taps are summed
+in one einsum, and by column phase for strided layers.
 """
 from __future__ import annotations
 
