@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 from . import winograd
 from .conv_geometry import ConvGeometry, copy_channel_last, flat_phases, padded, tap_slices
 from .conv_grid import GridIm2col
-from .conv_products import grouped, product, product_t, weight_grad
+from .conv_products import grouped, product, product_t, rows_times_filter, weight_grad
 from .depthwise import Direct
 from .windows import conv_out_size, resolve_padding
 
@@ -66,8 +66,7 @@ class Pointwise:
 
     def forward_channel_last(self, x, w):
         """NHWC ``x`` -> NHWC output: the positions are the rows of one product with the
-        filter, no layout copy (a few rows: the filter times their transpose, which OpenBLAS
-        runs faster; see :func:`product` for the fewest)."""
+        filter, no layout copy (a few rows: :func:`rows_times_filter`)."""
         g = self.geo
         if self.strided:
             x = x[:, :g.extent[0]:g.strides[0], :g.extent[1]:g.strides[1]]
@@ -76,7 +75,7 @@ class Pointwise:
             copy_channel_last(view, x)
         rows, wm = x.reshape(-1, g.c), w.reshape(g.oc, g.c)
         if len(rows) <= FEW_ROWS:
-            out = np.ascontiguousarray(product(wm, np.ascontiguousarray(rows.T), 1).T)
+            out = rows_times_filter(rows, wm)
         else:
             out = rows @ wm.T
         return out.reshape(g.n, *g.out_hw, g.oc)

@@ -42,6 +42,16 @@ def product(wm: np.ndarray, cols: np.ndarray, groups: int, out=None) -> np.ndarr
     return result.reshape(*lead, -1, m)
 
 
+def rows_times_filter(rows: np.ndarray, wm: np.ndarray) -> np.ndarray:
+    """``rows @ wm.T`` for a few (at most 64) channel-last positions: in blocks of a large
+    filter's rows (ops/small_products.py), else the filter times their transpose, which
+    OpenBLAS runs faster than the rows times the filter's transpose."""
+    if wm.nbytes >= _L2_BYTES and small_block(*rows.shape, wm.shape[0],
+                                              np.result_type(rows, wm)):
+        return rows_times_transposed(rows, wm)
+    return np.ascontiguousarray(product(wm, np.ascontiguousarray(rows.T), 1).T)
+
+
 def _few_columns(wm: np.ndarray, cols: np.ndarray, out) -> np.ndarray | None:
     """A large filter matrix times a few columns (small maps), or None if not few. OpenBLAS
     would copy the whole filter into its packed layout first, streaming it from memory three

@@ -2,7 +2,7 @@
 that is the same on every run (a parameter nothing writes, or a value computed from such
 parameters) becomes ``fc_weight_transpose`` (W^T, computed once per parameter state:
 executor/hoisting.py) + ``fc_transposed``, whose few-row products read the transposed
-weight in blocks OpenBLAS multiplies without repacking (ops/fused.py). Only weights of
+weight in blocks OpenBLAS multiplies without repacking (ops/small_products.py). Only weights of
 256 KiB or more: below, packing costs little and the program keeps Paddle's ``fc``. Results
 agree with ``fc`` to the rounding of a differently blocked product."""
 from __future__ import annotations
