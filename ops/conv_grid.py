@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .conv_geometry import ConvGeometry, flat_phases, tap_slices
-from .conv_products import grouped, product, product_t, weight_grad
+from .conv_products import grouped, product, product_t, rows_times_filter, weight_grad
 
 
 class GridIm2col:
@@ -43,6 +43,7 @@ class GridIm2col:
         self.grid = g.out_hw[0] * self.width
         self.taps = [(i, j, r, s, r0 * self.width + c0) for i, j, r, s, r0, c0 in taps]
         self.one_phase = g.strides == (1, 1)
+        self.writes_channel_last = g.groups == 1
 
     def _columns(self, x) -> np.ndarray:
         """The (C, KH, KW, N, grid) window copies."""
@@ -67,6 +68,16 @@ class GridIm2col:
         out = product(grouped(w, g.groups), cols, g.groups)
         out = out.reshape(g.oc, g.n, g.out_hw[0], self.width)[..., :g.out_hw[1]]
         return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
+
+    def forward_to_channel_last(self, x, w):
+        """The NHWC output of an NCHW(-strided) ``x``, one group: the columns' transpose
+        times the filter's, a view that drops the garbage grid columns (the next layer copies
+        its input anyway: MobileNetV2's stem, 8 x 224, 16.0 -> 14.7 ms with its first
+        depthwise layer)."""
+        g = self.geo
+        cols = self._columns(x).reshape(self.rows, -1)
+        out = rows_times_filter(cols.T, w.reshape(g.oc, -1))
+        return out.reshape(g.n, g.out_hw[0], self.width, g.oc)[:, :, :g.out_hw[1]]
 
     def backward(self, x, w, dout, wanted):
         g = self.geo

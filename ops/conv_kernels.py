@@ -2,7 +2,9 @@
 input (:class:`Pointwise`, no copy at stride 1), every other filter through an im2col matrix
 (:class:`Im2col`). Both serve the forward pass and the gradients. Kernels that read NHWC
 inputs natively (``channel_last_native``: pointwise here, depthwise in ops/depthwise.py) have a
-``forward_channel_last``; :func:`forward` runs any kernel in either layout.
+``forward_channel_last``; im2col kernels of one group (``writes_channel_last``) read NCHW and
+write NHWC outputs directly, taking their product transposed (a channel-last network's
+stem); :func:`forward` runs any kernel in either layout.
 
 Each kernel is an object built once per layer shape (:func:`conv_kernel` memoizes them), that
 holds the decisions for that shape: which layout the columns take (one matrix per image when
@@ -26,7 +28,6 @@ from .windows import conv_out_size, resolve_padding
 
 PER_IMAGE_POSITIONS = 256    # from here on, one product per image beats one for the batch
 PER_IMAGE_VALUES = 1 << 16   # ... when an image's matrix is this large (else call overhead)
-FEW_ROWS = 64                # channel last: products of at most this many positions
 GATHER_BELOW = 16            # output widths below which windows are gathered by index
 # the flat grid (ops/conv_grid.py) pays while its extra product work, OC * garbage columns
 # per output row, costs less than NumPy's per-row copy it saves (measured: about 200), and
@@ -73,12 +74,8 @@ class Pointwise:
         if not x.flags.c_contiguous:
             x, view = np.empty((g.n, *g.out_hw, g.c), x.dtype), x
             copy_channel_last(view, x)
-        rows, wm = x.reshape(-1, g.c), w.reshape(g.oc, g.c)
-        if len(rows) <= FEW_ROWS:
-            out = rows_times_filter(rows, wm)
-        else:
-            out = rows @ wm.T
-        return out.reshape(g.n, *g.out_hw, g.oc)
+        return rows_times_filter(x.reshape(-1, g.c), w.reshape(g.oc, g.c)).reshape(
+            g.n, *g.out_hw, g.oc)
 
     def backward(self, x, w, dout, wanted):
         g = self.geo
@@ -127,6 +124,7 @@ class Im2col:
         self.padded_hw = rows, cols
         self.taps = tap_slices(geo)
         self.index = self._index_plan() if self.gather else None
+        self.writes_channel_last = geo.groups == 1
 
     def _index_plan(self) -> np.ndarray:
         """Flat positions in the padded input (one image, or the batch for one matrix) of
@@ -179,6 +177,25 @@ class Im2col:
                 cols6[:, i, j] = part[:, :, r0:r0 + oh, c0:c0 + ow].transpose(1, 0, 2, 3)
             else:
                 cols6[:, i, j] = part[:, r0:r0 + oh, c0:c0 + ow]
+
+    def forward_to_channel_last(self, x, w):
+        """The NHWC output of an NCHW(-strided) ``x``, one group: the columns' transpose times
+        the filter's, whose rows are the channel-last output positions."""
+        g = self.geo
+        src, wm = self._source(x), w.reshape(g.oc, -1)
+        oh, ow = g.out_hw
+        out = np.empty((g.n, g.positions, g.oc), x.dtype)
+        if self.per_image:
+            cols = np.empty((self.rows, g.positions), x.dtype)
+            cols6 = cols.reshape(g.c, g.kh, g.kw, oh, ow)
+            for image in range(g.n):
+                self._fill(src, cols6, image)
+                rows_times_filter(cols.T, wm, out=out[image])
+        else:
+            cols = np.empty((self.rows, g.n * g.positions), x.dtype)
+            self._fill(src, cols.reshape(g.c, g.kh, g.kw, g.n, oh, ow), None)
+            rows_times_filter(cols.T, wm, out=out.reshape(-1, g.oc))
+        return out.reshape(g.n, oh, ow, g.oc)
 
     def forward(self, x, w):
         g = self.geo
@@ -318,6 +335,8 @@ def forward(kernel, x: np.ndarray, w: np.ndarray, channel_last: bool) -> np.ndar
         return kernel.forward(x, w)
     if kernel.channel_last_native:
         return kernel.forward_channel_last(x, w)
+    if getattr(kernel, "writes_channel_last", False):
+        return kernel.forward_to_channel_last(x.transpose(0, 3, 1, 2), w)
     return np.ascontiguousarray(kernel.forward(x.transpose(0, 3, 1, 2), w).transpose(0, 2, 3, 1))
 
 

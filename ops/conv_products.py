@@ -12,6 +12,7 @@ _LONG = 2048
 _L2_BYTES = 1 << 20          # a filter matrix at least this large, times a few columns ...
 _FEW_COLUMNS = 8             # ... (at most this many, if not in blocks of ops/small_products.py)
 _BLOCK_BYTES = 1 << 19       # ... runs in blocks of filter rows of this size
+FEW_ROWS = 64                # channel last: products of at most this many positions
 
 
 def grouped(w: np.ndarray, groups: int) -> np.ndarray:
@@ -42,14 +43,22 @@ def product(wm: np.ndarray, cols: np.ndarray, groups: int, out=None) -> np.ndarr
     return result.reshape(*lead, -1, m)
 
 
-def rows_times_filter(rows: np.ndarray, wm: np.ndarray) -> np.ndarray:
-    """``rows @ wm.T`` for a few (at most 64) channel-last positions: in blocks of a large
-    filter's rows (ops/small_products.py), else the filter times their transpose, which
-    OpenBLAS runs faster than the rows times the filter's transpose."""
+def rows_times_filter(rows: np.ndarray, wm: np.ndarray, out=None) -> np.ndarray:
+    """``rows @ wm.T`` for channel-last positions (rows) and a filter matrix (OC, K). A few
+    (at most ``FEW_ROWS``) in blocks of a large filter's rows (ops/small_products.py), else
+    the filter times their transpose, which OpenBLAS runs faster than the rows times the
+    filter's transpose; more as one product."""
+    if len(rows) > FEW_ROWS:
+        return np.matmul(rows, wm.T, out=out)
     if wm.nbytes >= _L2_BYTES and small_block(*rows.shape, wm.shape[0],
                                               np.result_type(rows, wm)):
-        return rows_times_transposed(rows, wm)
-    return np.ascontiguousarray(product(wm, np.ascontiguousarray(rows.T), 1).T)
+        found = rows_times_transposed(rows, wm)
+    else:
+        found = product(wm, np.ascontiguousarray(rows.T), 1).T
+    if out is None:
+        return np.ascontiguousarray(found)
+    out[...] = found
+    return out
 
 
 def _few_columns(wm: np.ndarray, cols: np.ndarray, out) -> np.ndarray | None:

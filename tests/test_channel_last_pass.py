@@ -77,12 +77,14 @@ def test_the_small_map_part_runs_channel_last(net):
     ops = optimized(net).global_block().ops
     convs = [op for op in ops if op.type.startswith("fused_conv2d")]
     layouts = [op.attrs["data_format"] for op in convs]
-    assert layouts == ["NCHW"] + ["NHWC"] * 5        # the stem stays: im2col is NCHW
+    assert layouts == ["NHWC"] * 6     # the stem joins: its im2col product writes NHWC
     assert [op.attrs["data_format"] for op in ops if op.type == "pool2d"] == ["NHWC"]
     transposes = [op for op in ops if op.type == "transpose2"]
     assert [op.attrs["axis"] for op in transposes] == [[0, 2, 3, 1], [0, 3, 1, 2]]
     entry, exit_ = transposes
-    assert ops.index(entry) < ops.index(convs[1]) and ops.index(exit_) > ops.index(convs[-1])
+    assert entry.input("X") == ["x"] and ops.index(entry) < ops.index(convs[0])
+    assert ops.index(exit_) > ops.index(convs[-1])
+    assert convs[1].input("Input") == convs[0].output("Output")     # no transpose between
     # the residual input is the stem's NHWC twin, made once for both readers
     assert convs[2].input("ResidualData") == convs[1].input("Input")
 
@@ -120,6 +122,31 @@ def test_networks_without_small_depthwise_maps_are_left_alone():
         out = F.adaptive_avg_pool2d(h, 1)
     program = apply_passes(main.clone(for_test=True), strategy(), ("x",), (out.name,))
     assert "transpose2" not in [op.type for op in program.global_block().ops]
+
+
+@pytest.mark.parametrize("groups,joins", [(1, True), (2, False)])
+def test_the_convolution_before_a_region_joins_it_if_it_writes_nhwc(groups, joins):
+    """An im2col convolution of one group writes its product transposed, NHWC, so the
+    region starts there; a grouped one stays NCHW and the region's input is transposed."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 4, 32, 32], "float32")
+        h = F.relu6(static.nn.conv2d(x, 32, 3, stride=2, padding=1, groups=groups))
+        out = static.nn.conv2d(h, 32, 3, padding=1, groups=32)
+    program = apply_passes(main.clone(for_test=True), strategy(), ("x",), (out.name,))
+    ops = program.global_block().ops
+    layouts = [op.attrs["data_format"] for op in ops if op.type.startswith("fused_conv2d")]
+    assert layouts == (["NHWC", "NHWC"] if joins else ["NCHW", "NHWC"])
+    entry = next(op for op in ops if op.type == "transpose2")
+    assert entry.input("X") == (["x"] if joins else [ops[0].output("Output")[0]])
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(1).standard_normal((2, 4, 32, 32)).astype("float32")}
+    got, want = (exe.run(static.CompiledProgram(main.clone(for_test=True),
+                                                build_strategy=strategy(channel_last=on)),
+                         feed=feed, fetch_list=[out.name], scope=scope)[0]
+                 for on in (True, False))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("size,converted", [(112, True), (113, False)])

@@ -170,6 +170,41 @@ def test_which_kernels_read_channel_last_natively():
     assert not Im2col(_geo(1, 4, (5, 5), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1)).channel_last_native
 
 
+@pytest.mark.parametrize("spec", GEOMETRIES, ids=lambda s: "x".join(map(str, s[:4])))
+def test_im2col_kernels_write_channel_last_outputs(monkeypatch, spec):
+    """NCHW in (or NHWC memory seen as NCHW), NHWC out, in one group: the product taken
+    transposed, never the NCHW forward and a transposing copy."""
+    geo = _geo(*spec)
+    x = _rng.standard_normal((geo.n, geo.c, geo.h, geo.w)).astype(np.float32)
+    w = _rng.standard_normal((geo.oc, geo.c // geo.groups, geo.kh, geo.kw)).astype(np.float32)
+    want = reference(x, w, geo).transpose(0, 2, 3, 1)
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    for kind in (Im2col, GridIm2col):
+        assert kind(geo).writes_channel_last == (geo.groups == 1)
+        if geo.groups > 1:
+            continue
+        for per_image in (False, True):
+            kernel = kind(geo)
+            if getattr(kernel, "gather", True):    # the index plan is made for one of them
+                per_image = getattr(kernel, "per_image", None)
+            else:
+                kernel.per_image = per_image       # Im2col: per image or batch-wide
+            monkeypatch.setattr(kernel, "forward", None)
+            got = forward(kernel, nhwc, w, True)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
+                                       err_msg=f"{kind.__name__} per_image={per_image}")
+            np.testing.assert_allclose(kernel.forward_to_channel_last(x, w), want, rtol=1e-4,
+                                       atol=1e-4)
+
+
+def test_a_strided_depthwise_layer_runs_phased_on_one_large_image():
+    """96 x 112 x 112, stride 2 (MobileNetV2 at 224): per column phase for one image, which
+    stays in cache; one einsum over the strided windows for eight."""
+    def phased(n):
+        return Direct(_geo(n, 96, (112, 112), 96, (3, 3), (2, 2), (1, 1), (1, 1), 96)).phased
+    assert phased(1) and not phased(8)
+
+
 @pytest.mark.parametrize("oc,unpacked,products", [
     (512, True, [(576, 256)] * 2),     # the transpose times blocks of 256 filter rows
     (512, False, [(576, 4)] * 3),      # no unpacked blocks: blocks of 227 filter rows (512 KiB)
