@@ -32,11 +32,11 @@ LONG_ROWS = 400     # grid positions per plane from which channel-major planes p
 ACCUMULATOR_VALUES = 1 << 19      # images accumulated at once: about 2 MiB of float32
 RUN_VALUES = 1 << 14              # values per multiplied row, channel last (see Direct)
 # channel last and strided: per column phase (each phase's taps over runs of OW * C values)
-# where channel rows are short and the phase copy of the input stays in cache; else one
-# einsum over the strided windows (its inner loop C values long). Measured, 8 images:
-# 96 x 32 x 32 0.78 -> 0.62 ms phased; 96 x 112 x 112 13.0 -> 16.0 ms phased; 144 x 56 x 56
-# 3.9 -> 6.3 ms phased
-PHASED_WIDTH, PHASED_CHANNELS, PHASED_VALUES = 8, 128, 1 << 20
+# where channel rows are short and the input stays in cache (a batch of up to 8 MiB, fresh
+# from the layer before); else one einsum over the strided windows (its inner loop C values
+# long). Measured: 8 x 96 x 32 x 32 0.78 -> 0.62 ms phased; 1 x 96 x 112 x 112 1.04 -> 0.86
+# ms phased, but 8 x 96 x 112 x 112 9.4 -> 11.0; 8 x 144 x 56 x 56 3.9 -> 6.3 ms phased
+PHASED_WIDTH, PHASED_CHANNELS, PHASED_VALUES = 8, 128, 1 << 21
 CHANNEL_LAST_IMAGE = 1 << 18      # input values of an image from which images run one by one
 
 
