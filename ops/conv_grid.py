@@ -72,8 +72,8 @@ class GridIm2col:
     def forward_to_channel_last(self, x, w):
         """The NHWC output of an NCHW(-strided) ``x``, one group: the columns' transpose
         times the filter's, a view that drops the garbage grid columns (the next layer copies
-        its input anyway: MobileNetV2's stem, 8 x 224, 16.0 -> 14.7 ms with its first
-        depthwise layer)."""
+        its input anyway: MobileNetV2's stem and first depthwise layer, 1 x 224, 1.33 -> 1.19
+        ms)."""
         g = self.geo
         cols = self._columns(x).reshape(self.rows, -1)
         out = rows_times_filter(cols.T, w.reshape(g.oc, -1))

@@ -180,7 +180,8 @@ class Im2col:
 
     def forward_to_channel_last(self, x, w):
         """The NHWC output of an NCHW(-strided) ``x``, one group: the columns' transpose times
-        the filter's, whose rows are the channel-last output positions."""
+        the filter's, whose rows are the channel-last output positions (MobileNetV2's stem and
+        first depthwise layer, 8 x 224: 16.0 -> 14.7 ms)."""
         g = self.geo
         src, wm = self._source(x), w.reshape(g.oc, -1)
         oh, ow = g.out_hw
