@@ -65,17 +65,18 @@ class Pointwise:
     def channel_last_native(self) -> bool:
         return self.geo.groups == 1
 
-    def forward_channel_last(self, x, w):
+    def forward_channel_last(self, x, w, transposed=None):
         """NHWC ``x`` -> NHWC output: the positions are the rows of one product with the
-        filter, no layout copy (a few rows: :func:`rows_times_filter`)."""
+        filter (or its contiguous transpose (C, OC), if given), no layout copy
+        (:func:`rows_times_filter`)."""
         g = self.geo
         if self.strided:
             x = x[:, :g.extent[0]:g.strides[0], :g.extent[1]:g.strides[1]]
         if not x.flags.c_contiguous:
             x, view = np.empty((g.n, *g.out_hw, g.c), x.dtype), x
             copy_channel_last(view, x)
-        return rows_times_filter(x.reshape(-1, g.c), w.reshape(g.oc, g.c)).reshape(
-            g.n, *g.out_hw, g.oc)
+        return rows_times_filter(x.reshape(-1, g.c), w.reshape(g.oc, g.c),
+                                 transposed=transposed).reshape(g.n, *g.out_hw, g.oc)
 
     def backward(self, x, w, dout, wanted):
         g = self.geo

@@ -13,7 +13,7 @@ import numpy as np
 
 from .activation import relu_in_place
 from .conv import CONV_ATTRS, _conv_shape
-from .conv_kernels import forward, kernel_lookup
+from .conv_kernels import Pointwise, forward, kernel_lookup
 from .depthwise import LONG_ROWS, run_rows, unbuffered
 from .registry import get_op, register_op
 from .types import Meta
@@ -174,3 +174,68 @@ def fused_conv2d_winograd_kernel(*, paddings, padding_algorithm, data_format, fu
 @fused_conv2d_winograd.def_kernel
 def fused_conv2d_winograd_plain(x, filt, transformed, bias, residual, **attrs):
     return fused_conv2d_winograd_kernel(**attrs)(x, filt, transformed, bias, residual)
+
+
+# -- NHWC pointwise with a hoisted filter transpose (framework/passes/pointwise_transposed.py) --
+pointwise_filter_transpose = register_op(
+    "pointwise_filter_transpose", inputs=["Filter"], outputs=["Output"],
+    differentiable=False, fresh_outputs=True)
+
+
+@pointwise_filter_transpose.def_infer_shape
+def pointwise_filter_transpose_shape(filt: Meta):
+    if len(filt.shape) != 4 or tuple(filt.shape[2:]) != (1, 1):
+        raise ValueError(f"op 'pointwise_filter_transpose': Filter must be [OC, C, 1, 1], "
+                         f"received {list(filt.shape)}")
+    return Meta((filt.shape[1], filt.shape[0]), filt.dtype)
+
+
+@pointwise_filter_transpose.def_kernel
+def pointwise_filter_transpose_kernel(filt):
+    """The (C, OC) contiguous transpose of a 1x1 filter."""
+    return np.ascontiguousarray(filt.reshape(filt.shape[0], -1).T)
+
+
+POINTWISE_ATTRS = {k: FUSED_CONV_ATTRS[k] for k in (
+    "strides", "paddings", "padding_algorithm", "dilations", "data_format", "fuse_activation",
+    "fuse_alpha", "fuse_beta")}
+
+fused_conv2d_pointwise = register_op(
+    "fused_conv2d_pointwise", inputs=["Input", "Filter", "Transposed", "Bias?", "ResidualData?"],
+    outputs=["Output"], attrs=POINTWISE_ATTRS, differentiable=False, fresh_outputs=True)
+
+
+@fused_conv2d_pointwise.def_infer_shape
+def fused_conv2d_pointwise_shape(inp: Meta, filt: Meta, transposed: Meta, bias=None,
+                                 residual=None, **attrs):
+    if tuple(transposed.shape) != (filt.shape[1], filt.shape[0]):
+        raise ValueError(f"op 'fused_conv2d_pointwise': Transposed must be the [C, OC] "
+                         f"transpose of Filter {list(filt.shape)} (op "
+                         f"pointwise_filter_transpose), received {list(transposed.shape)}")
+    return fused_conv2d_shape(inp, filt, bias, residual, groups=1, **attrs)
+
+
+@fused_conv2d_pointwise.def_specialize
+def fused_conv2d_pointwise_kernel(*, strides, paddings, padding_algorithm, dilations,
+                                  data_format, fuse_activation, fuse_alpha, fuse_beta):
+    """``act(conv(Input, Filter) + Bias + ResidualData)`` for a 1x1 filter of one group:
+    channel last, the positions times the transposed filter; else by Filter's kernel."""
+    channel_last = check_layout("fused_conv2d_pointwise", data_format)
+    lookup = kernel_lookup("fused_conv2d_pointwise", strides, paddings, padding_algorithm, 1,
+                           dilations, channel_last)
+    act = activation(fuse_activation, fuse_alpha, fuse_beta, "fused_conv2d_pointwise")
+
+    def run(x, filt, transposed, bias, residual):
+        kernel = lookup(x, filt.shape)
+        if channel_last and isinstance(kernel, Pointwise) and kernel.channel_last_native:
+            out = kernel.forward_channel_last(x, filt, transposed)
+        else:
+            out = forward(kernel, x, filt, channel_last)
+        return epilogue(out, bias, residual, act, channel_last)
+
+    return run
+
+
+@fused_conv2d_pointwise.def_kernel
+def fused_conv2d_pointwise_plain(x, filt, transposed, bias, residual, **attrs):
+    return fused_conv2d_pointwise_kernel(**attrs)(x, filt, transposed, bias, residual)

@@ -162,3 +162,54 @@ def test_a_depthwise_layer_starts_a_region_on_maps_up_to_112(size, converted):
     layouts = [op.attrs["data_format"] for op in program.global_block().ops
                if op.type.startswith("fused_conv2d") or op.type.endswith("conv2d")]
     assert layouts == (["NHWC", "NHWC"] if converted else ["NCHW", "NCHW"])
+
+
+def test_channel_last_pointwise_filters_are_transposed_once(net):
+    """Every NHWC pointwise convolution reads its filter's (C, OC) transpose, computed by a
+    parameter-only op the executor hoists; switched off, they stay fused_conv2d."""
+    ops = optimized(net).global_block().ops
+    pointwise = [op for op in ops if op.type == "fused_conv2d_pointwise"]
+    transposes = [op for op in ops if op.type == "pointwise_filter_transpose"]
+    assert len(pointwise) == 3 and len(transposes) == 3
+    assert all(op.attrs["data_format"] == "NHWC" for op in pointwise)
+    assert {op.input("Transposed")[0] for op in pointwise} == {
+        op.output("Output")[0] for op in transposes}
+    off = optimized(net, pointwise_transposed=False).global_block().ops
+    assert not {"fused_conv2d_pointwise", "pointwise_filter_transpose"} & {op.type for op in off}
+    want = run(net, ["logits"], 2, pointwise_transposed=False)[0]
+    np.testing.assert_allclose(run(net, ["logits"], 2)[0], want, rtol=1e-5,
+                               atol=1e-6 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("layout,stride,rows", [("NHWC", 1, 25), ("NHWC", 2, 9),
+                                                ("NHWC", 1, 100), ("NCHW", 1, 25)])
+def test_fused_conv2d_pointwise_matches_fused_conv2d(layout, stride, rows):
+    """The op on its own: positions times the transposed filter (a few rows and many, strided)
+    and, NCHW, the filter's own kernel; the same values as fused_conv2d."""
+    from test_cnn_ops import run_op
+    rng = np.random.default_rng(stride)
+    side = int(rows ** 0.5) * stride
+    shape = (2, side, side, 6) if layout == "NHWC" else (2, 6, side, side)
+    x = rng.standard_normal(shape).astype("float32")
+    w = rng.standard_normal((5, 6, 1, 1)).astype("float32")
+    bias = rng.standard_normal(5).astype("float32")
+    attrs = {"strides": [stride, stride], "data_format": layout, "fuse_activation": "relu"}
+    want = run_op("fused_conv2d", {"Input": x, "Filter": w, "Bias": bias}, attrs)["Output"]
+    transposed = run_op("pointwise_filter_transpose", {"Filter": w}, {})["Output"]
+    np.testing.assert_array_equal(transposed, w[:, :, 0, 0].T)
+    got = run_op("fused_conv2d_pointwise", {"Input": x, "Filter": w, "Transposed": transposed,
+                                            "Bias": bias}, attrs)["Output"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fused_conv2d_pointwise_names_a_wrong_transpose():
+    from test_cnn_ops import run_op
+    x, w = np.zeros((1, 3, 3, 4), "float32"), np.zeros((5, 4, 1, 1), "float32")
+    with pytest.raises(ValueError, match=r"Transposed must be the \[C, OC\] transpose of "
+                                         r"Filter \[5, 4, 1, 1\].*received \[5, 4\]"):
+        run_op("fused_conv2d_pointwise", {"Input": x, "Filter": w,
+                                          "Transposed": np.zeros((5, 4), "float32")},
+               {"data_format": "NHWC"})
+    with pytest.raises(ValueError, match=r"Filter must be \[OC, C, 1, 1\], received "
+                                         r"\[5, 4, 3, 3\]"):
+        run_op("pointwise_filter_transpose", {"Filter": np.zeros((5, 4, 3, 3), "float32")}, {})

@@ -91,7 +91,8 @@ def test_inference_programs_are_folded_and_fused(net):
     exe, scope, main, test, logits, loss, feed = net
     found = types(test, logits)
     assert "batch_norm" not in found and "relu" not in found and "relu6" not in found
-    assert found.count("fused_conv2d") + found.count("fused_conv2d_winograd") == 5
+    convs = ("fused_conv2d", "fused_conv2d_winograd", "fused_conv2d_pointwise")
+    assert sum(found.count(kind) for kind in convs) == 5
     assert "conv2d" not in found and "depthwise_conv2d" not in found
     assert "winograd_filter" in found            # 16 -> 16 channels on a 12 x 12 map
     assert found.count("fc_transposed") == found.count("fc") == 1    # large and small weights

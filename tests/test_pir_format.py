@@ -36,7 +36,7 @@ NO_PIR_FORM = {
     "py_func",                                              # runs Python: never in a model file
     "fused_elemwise_activation",                            # pyfluid's fuse pass output
     "fused_conv2d", "fused_conv2d_winograd", "winograd_filter",   # inference pass outputs
-    "fc_weight_transpose", "fc_transposed",
+    "fc_weight_transpose", "fc_transposed", "fused_conv2d_pointwise", "pointwise_filter_transpose",
     "select_output",                                        # backward of select_input only
 }
 

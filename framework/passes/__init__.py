@@ -20,6 +20,7 @@ from .fuse_conv import fuse_conv
 from .fuse_elementwise_act import fuse_elementwise_act
 from .fuse_fc import fuse_fc
 from .graph import PassContext
+from .pointwise_transposed import pointwise_transposed
 from .schedule_optimizer_updates import schedule_optimizer_updates
 from .strategy import PASS_NAMES, BuildStrategy
 
@@ -30,6 +31,7 @@ PASSES: dict[str, Callable[[Program, PassContext], bool]] = {
     "fuse_conv": fuse_conv,
     "conv_winograd": conv_winograd,
     "channel_last": channel_last,
+    "pointwise_transposed": pointwise_transposed,
     "fuse_fc": fuse_fc,
     "fc_transposed": fc_transposed,
     "fuse_elementwise_act": fuse_elementwise_act,

@@ -4,8 +4,9 @@ from __future__ import annotations
 import os
 
 PASS_NAMES = ("dead_op_elimination", "schedule_optimizer_updates", "fold_conv_bn", "fuse_conv",
-              "conv_winograd", "channel_last", "fuse_fc", "fc_transposed", "fuse_elementwise_act")
-_NEED_HOISTING = ("fold_conv_bn", "conv_winograd", "fc_transposed")
+              "conv_winograd", "channel_last", "pointwise_transposed", "fuse_fc", "fc_transposed",
+              "fuse_elementwise_act")
+_NEED_HOISTING = ("fold_conv_bn", "conv_winograd", "pointwise_transposed", "fc_transposed")
 
 
 class BuildStrategy:
@@ -31,6 +32,7 @@ class BuildStrategy:
         self.fuse_conv = True
         self.conv_winograd = True
         self.channel_last = True
+        self.pointwise_transposed = True
         self.fuse_fc = True
         self.fc_transposed = True
         self.fuse_elementwise_act = True
@@ -48,8 +50,9 @@ class BuildStrategy:
         self.fuse_elementwise_act = bool(value)
 
     def enabled_passes(self) -> tuple[str, ...]:
-        """The passes to run; fold_conv_bn, conv_winograd and fc_transposed need
-        ``hoist_invariants`` (their parameter-only ops would otherwise run on every run)."""
+        """The passes to run; fold_conv_bn, conv_winograd, pointwise_transposed and
+        fc_transposed need ``hoist_invariants`` (their parameter-only ops would otherwise run
+        on every run)."""
         if not self.enable_passes:
             return ()
         return tuple(name for name in PASS_NAMES if getattr(self, name)

@@ -75,10 +75,19 @@ def winograd_filter(g, n):
          g.ints([(tile + 2) ** 2, oc, c]), outputs=[n.output("Output")])
 
 
-@converter("fused_conv2d", "fused_conv2d_winograd")
+@converter("pointwise_filter_transpose")
+def pointwise_filter_transpose(g, n):
+    """(C, OC) transpose of an (OC, C, 1, 1) Filter (framework/passes/pointwise_transposed.py)."""
+    oc, c = n.shape("Filter")[:2]
+    g.op("Transpose", g.reshape(n.input("Filter"), [oc, c]), perm=[1, 0],
+         outputs=[n.output("Output")])
+
+
+@converter("fused_conv2d", "fused_conv2d_winograd", "fused_conv2d_pointwise")
 def fused_conv(g, n):
     """``act(conv(Input, Filter) + Bias + ResidualData)`` (framework/passes/fuse_conv.py,
-    conv_winograd.py: the Winograd op's Filter is the untransformed filter)."""
+    conv_winograd.py, pointwise_transposed.py: the Winograd and pointwise ops' Filter is the
+    untransformed filter)."""
     x, shape, channel_last = _channels_first(g, n, "Input")
     kernel = n.shape("Filter")[2:]
     value = g.op("Conv", x, n.input("Filter"), group=int(n.attr("groups") or 1),
