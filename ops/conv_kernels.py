@@ -265,23 +265,33 @@ class Im2col:
 
 
 # -- choosing a kernel per layer shape ---------------------------------------------------------
-# Winograd F(m x m) pays while its products are at most this share of im2col's (measured:
-# F(2x2) wins from about 0.65 down, F(4x4)'s heavier transforms need larger maps)
+# Winograd F(m x m) pays while its products are below this share of im2col's (measured:
+# F(2x2) wins from about 0.65 down, F(4x4)'s heavier transforms need larger maps) ...
 _WINOGRAD_WORK = {2: 0.7, 4: 0.35}
-# ... and while its products have this many columns (tiles) at least: below, they are bound
-# by reading the transformed filter, (m + 2)^2 / 9 times the size of the filter im2col reads
-# (measured with the filters out of cache: F(2x2) wins from 20 columns, ties at 6)
-WINOGRAD_COLUMNS = 20
+# ... and while its products have this many rows (tiles) at least: below, they are bound by
+# reading the transformed filter, (m + 2)^2 / 9 times the size of the filter im2col reads
+# (measured with the filters out of cache: 1 x 256 x 4 x 4, 4 tiles, ties; 1 x 128 x 8 x 8,
+# 16 tiles, 0.41 -> 0.27 ms)
+WINOGRAD_ROWS = 8
+# a layer gets a transformed filter where a batch-1 image has this many tiles of 2 x 2 (a 2 x 2
+# map, one tile: 8 x 512 x 2 x 2 by Winograd 4.1 ms, im2col 2.7), and F(4x4) over F(2x2)
+# where it has this many of 4 x 4 (fewer leave the products short: 1 x 256 x 14 x 14, 16
+# tiles, F(4x4) 2.9 ms, F(2x2) 2.0) and its products are at most this share of F(2x2)'s
+# (tiles padding the map cost products)
+F2_TILES, F4_TILES, F4_WORK = 4, 16, 0.6
 
 
 def winograd_tile(geo: ConvGeometry) -> int:
-    """The Winograd output tile m best for this shape (0: none). Both save product work but
-    add transform passes proportional to the channels: 16 channels or more."""
+    """The Winograd output tile m best for this shape at batch 1 (0: none). Both save
+    product work but add transform passes proportional to the channels: 16 channels or
+    more."""
     if not winograd.supports(geo) or min(geo.c, geo.oc) < 16:
         return 0
-    if winograd.work(geo, 4) <= 0.3:
+    if (winograd.tiles(geo, 4) >= F4_TILES
+            and winograd.work(geo, 4) <= F4_WORK * winograd.work(geo, 2)):
         return 4
-    return 2 if winograd.work(geo, 2) < _WINOGRAD_WORK[2] else 0
+    return 2 if (winograd.tiles(geo, 2) >= F2_TILES
+                 and winograd.work(geo, 2) < _WINOGRAD_WORK[2]) else 0
 
 
 def _direct_pays(geo: ConvGeometry) -> bool:
@@ -300,7 +310,7 @@ def conv_kernel(geo: ConvGeometry, transformed: int = 0):
         return Direct(geo)
     if (transformed and winograd.supports(geo)
             and winograd.work(geo, transformed) < _WINOGRAD_WORK[transformed]
-            and geo.n * winograd.grid(geo, transformed) >= WINOGRAD_COLUMNS):
+            and geo.n * winograd.tiles(geo, transformed) >= WINOGRAD_ROWS):
         return winograd.Winograd(geo, transformed)
     if _grid_pays(geo):
         return GridIm2col(geo)

@@ -105,7 +105,7 @@ def fused_conv2d_plain(x, filt, bias, residual, **attrs):
     return fused_conv2d_kernel(**attrs)(x, filt, bias, residual)
 
 
-# -- Winograd F(2x2, 3x3): pyfluid's own inference ops (framework/passes/conv_winograd.py) ------
+# -- Winograd F(m x m, 3x3): pyfluid's own inference ops (framework/passes/conv_winograd.py) ------
 winograd_filter = register_op("winograd_filter", inputs=["Filter"], outputs=["Output"],
                               attrs={"tile": 2}, differentiable=False, fresh_outputs=True)
 
@@ -122,12 +122,12 @@ def winograd_filter_shape(filt: Meta, *, tile):
     if len(filt.shape) != 4 or tuple(filt.shape[2:]) != (3, 3):
         raise ValueError(f"op 'winograd_filter': Filter must be [OC, C, 3, 3], received "
                          f"{list(filt.shape)}")
-    return Meta(((tile + 2) ** 2, filt.shape[0], filt.shape[1]), filt.dtype)
+    return Meta(((tile + 2) ** 2, filt.shape[1], filt.shape[0]), filt.dtype)
 
 
 @winograd_filter.def_kernel
 def winograd_filter_kernel(filt, *, tile):
-    """The ((tile + 2)^2, OC, C) transformed filter ``G g G^T`` of an OIHW 3x3 filter."""
+    """The ((tile + 2)^2, C, OC) transformed filter ``G g G^T`` of an OIHW 3x3 filter."""
     _check_tile("winograd_filter", tile)
     return transform_filter(filt, tile)
 
@@ -143,9 +143,10 @@ fused_conv2d_winograd = register_op(
 @fused_conv2d_winograd.def_infer_shape
 def fused_conv2d_winograd_shape(inp: Meta, filt: Meta, transformed: Meta, bias=None,
                                 residual=None, **attrs):
-    if (len(transformed.shape) != 3 or tuple(transformed.shape[1:]) != tuple(filt.shape[:2])
+    if (len(transformed.shape) != 3
+            or tuple(transformed.shape[1:]) != (filt.shape[1], filt.shape[0])
             or transformed.shape[0] not in [(m + 2) ** 2 for m in TILES]):
-        raise ValueError(f"op 'fused_conv2d_winograd': Transformed must be a [(m + 2)^2, OC, C] "
+        raise ValueError(f"op 'fused_conv2d_winograd': Transformed must be a [(m + 2)^2, C, OC] "
                          f"transform of Filter {list(filt.shape)} (op winograd_filter), "
                          f"received {list(transformed.shape)}")
     return fused_conv2d_shape(inp, filt, bias, residual, strides=[1, 1], dilations=[1, 1],
@@ -155,7 +156,7 @@ def fused_conv2d_winograd_shape(inp: Meta, filt: Meta, transformed: Meta, bias=N
 @fused_conv2d_winograd.def_specialize
 def fused_conv2d_winograd_kernel(*, paddings, padding_algorithm, data_format, fuse_activation,
                                  fuse_alpha, fuse_beta):
-    """``act(conv(Input, Filter) + Bias + ResidualData)``, by Winograd F(2x2, 3x3) from the
+    """``act(conv(Input, Filter) + Bias + ResidualData)``, by Winograd F(m x m, 3x3) from the
     transformed filter where that pays for the input's shape, else by Filter's kernel."""
     channel_last = check_layout("fused_conv2d_winograd", data_format)
     lookups = {m: kernel_lookup("fused_conv2d_winograd", (1, 1), paddings, padding_algorithm, 1,

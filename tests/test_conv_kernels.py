@@ -246,15 +246,22 @@ def test_pointwise_channel_last_few_and_many_positions(rows):
 @pytest.mark.parametrize("tile", [2, 4])
 @pytest.mark.parametrize("n,c,hw,oc,pads", [(1, 3, (7, 7), 4, (1, 1)), (2, 4, (9, 12), 5, (0, 0)),
                                            (3, 2, (5, 4), 3, (2, 1, 0, 2)),
-                                           (1, 16, (30, 30), 16, (1, 1))])
-def test_winograd_matches_the_reference(tile, n, c, hw, oc, pads):
+                                           (1, 16, (30, 30), 16, (1, 1)),
+                                           (5, 5, (6, 6), 7, (1, 1))])
+@pytest.mark.parametrize("rows_per_pass", [1, 128])       # images one by one, or together
+def test_winograd_matches_the_reference(monkeypatch, tile, n, c, hw, oc, pads, rows_per_pass):
+    from pyfluid.ops import winograd
+    monkeypatch.setattr(winograd, "ROWS_PER_PASS", rows_per_pass)
     geo = _geo(n, c, hw, oc, (3, 3), (1, 1), pads, (1, 1), 1)
     x = _rng.standard_normal((n, c, *hw)).astype(np.float32)
     w = _rng.standard_normal((oc, c, 3, 3)).astype(np.float32)
-    got = Winograd(geo, tile).forward(x, transform_filter(w, tile))
+    kernel, u = Winograd(geo, tile), transform_filter(w, tile)
     want = reference(x, w, geo)
     # rounding of the transforms: F(4x4)'s matrices hold 1/6, 1/24 and 8
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=(1e-5 if tile == 2 else 5e-5) * c)
+    atol = (1e-5 if tile == 2 else 5e-5) * c
+    np.testing.assert_allclose(kernel.forward(x, u), want, rtol=1e-4, atol=atol)
+    got = kernel.forward_channel_last(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), u)
+    np.testing.assert_allclose(got, want.transpose(0, 2, 3, 1), rtol=1e-4, atol=atol)
 
 
 @pytest.mark.parametrize("shape,filt,attrs,kind", [
@@ -278,15 +285,19 @@ def test_winograd_is_chosen_where_it_pays():
     def tile(size, channels=64):
         return winograd_tile(_geo(1, channels, (size, size), channels, (3, 3), (1, 1), (1, 1),
                                   (1, 1), 1))
-    assert tile(56) == 4 and tile(28) == 4          # large maps: F(4x4)
-    assert tile(14) == 2 and tile(8) == 2           # F(2x2)
-    assert tile(7) == 0 and tile(2) == 0            # 4 x 4 tiles on a 7 x 7 map waste work
+    assert tile(56) == 4 and tile(28) == 4 and tile(16) == 4     # F(4x4)
+    assert tile(14) == 2                    # F(4x4) would pad 14 to 16 for 16 short rows
+    assert tile(8) == 2 and tile(7) == 2 and tile(4) == 2        # F(2x2)
+    assert tile(2) == 0                     # one tile: the larger filter costs more
     assert tile(56, channels=8) == 0                # transforms cost more than they save
     assert winograd_tile(_geo(1, 64, (28, 28), 64, (3, 3), (2, 2), (1, 1), (1, 1), 1)) == 0
     geo = _geo(1, 64, (28, 28), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1)
     assert isinstance(conv_kernel(geo, 4), Winograd) and conv_kernel(geo, 4).m == 4
-    assert isinstance(conv_kernel(_geo(1, 64, (7, 7), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    assert isinstance(conv_kernel(_geo(1, 64, (5, 5), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1),
                                   4), (Im2col, GridIm2col))    # the transform does not pay
+    small = _geo(1, 64, (4, 4), 64, (3, 3), (1, 1), (1, 1), (1, 1), 1)
+    assert not isinstance(conv_kernel(small, 2), Winograd)       # 4 tiles: too few rows
+    assert isinstance(conv_kernel(small._replace(n=2), 2), Winograd)
 
 
 @pytest.mark.parametrize("op_type,x_shape,w_shape,attrs", [

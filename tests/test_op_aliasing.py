@@ -113,7 +113,7 @@ EXTRA = [   # ops the grad and forward tables do not cover
     Sample("fused_conv2d", {"Input": f32(1, 2, 4, 4), "Filter": f32(3, 2, 3, 3), "Bias": f32(3),
                             "ResidualData": f32(1, 3, 2, 2)}, {"fuse_activation": "relu"}),
     Sample("fused_conv2d_winograd", {"Input": f32(1, 2, 5, 5), "Filter": f32(3, 2, 3, 3),
-                                     "Transformed": f32(16, 3, 2), "Bias": f32(3)},
+                                     "Transformed": f32(16, 2, 3), "Bias": f32(3)},
            {"paddings": [1, 1], "fuse_activation": "relu6"}),
     Sample("winograd_filter", {"Filter": f32(3, 2, 3, 3)}, {"tile": 4}),
     Sample("fused_conv2d_pointwise", {"Input": f32(1, 4, 4, 2), "Filter": f32(3, 2, 1, 1),

@@ -65,14 +65,14 @@ def conv(g, n):
 
 @converter("winograd_filter")
 def winograd_filter(g, n):
-    """((m + 2)^2, OC, C) = G W G^T of the (OC, C, 3, 3) Filter (ops/winograd.py)."""
+    """((m + 2)^2, C, OC) = G W G^T of the (OC, C, 3, 3) Filter (ops/winograd.py)."""
     tile = int(n.attr("tile"))
     gm = WINOGRAD[tile][0].astype(n.np_dtype("Filter"))
     rows = g.op("MatMul", g.const(gm), n.input("Filter"))              # OC C t 3
     both = g.op("MatMul", rows, g.const(np.ascontiguousarray(gm.T)))   # OC C t t
     oc, c = n.shape("Filter")[:2]
-    g.op("Reshape", g.op("Transpose", both, perm=[2, 3, 0, 1]),
-         g.ints([(tile + 2) ** 2, oc, c]), outputs=[n.output("Output")])
+    g.op("Reshape", g.op("Transpose", both, perm=[2, 3, 1, 0]),
+         g.ints([(tile + 2) ** 2, c, oc]), outputs=[n.output("Output")])
 
 
 @converter("pointwise_filter_transpose")
