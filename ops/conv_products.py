@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .small_products import rows_times_transposed, small_block
+from .small_products import column_block
 
 _K_BLOCK = 4096              # block of the summed axis of a small weight gradient
 _LONG = 2048
-_L2_BYTES = 1 << 20          # a filter matrix at least this large, times a few columns ...
-_FEW_COLUMNS = 8             # ... (at most this many, if not in blocks of ops/small_products.py)
-_BLOCK_BYTES = 1 << 19       # ... runs in blocks of filter rows of this size
 FEW_ROWS = 64                # channel last: products of at most this many positions
 
 
@@ -23,17 +20,23 @@ def grouped(w: np.ndarray, groups: int) -> np.ndarray:
 
 def product(wm: np.ndarray, cols: np.ndarray, groups: int, out=None) -> np.ndarray:
     """``wm @ cols`` per group: cols (..., C/g*KK*g, M) -> (..., OC, M). A small filter
-    matrix over a long M (LeNet's first layer) runs in blocks of M: twice as fast."""
+    matrix over a long M (LeNet's first layer) runs in blocks of M: twice as fast. A filter
+    times a few columns (small maps) runs in blocks of its rows OpenBLAS multiplies without
+    first copying them into its packed layout (ops/small_products.py)."""
     if groups == 1 and _small_over_long(wm, cols):
         if out is None:
             out = np.empty((wm.shape[0], cols.shape[1]), np.result_type(wm, cols))
         for start in range(0, cols.shape[1], _K_BLOCK):
             np.matmul(wm, cols[:, start:start + _K_BLOCK], out=out[:, start:start + _K_BLOCK])
         return out
-    if groups == 1 and cols.ndim == 2 and wm.nbytes >= _L2_BYTES:
-        few = _few_columns(wm, cols, out)
-        if few is not None:
-            return few
+    block = column_block(*wm.shape, cols.shape[1], np.result_type(wm, cols)) if (
+        groups == 1 and cols.ndim == 2) else 0
+    if block:
+        if out is None:
+            out = np.empty((wm.shape[0], cols.shape[1]), np.float32)
+        for start in range(0, wm.shape[0], block):
+            np.matmul(wm[start:start + block], cols, out=out[start:start + block])
+        return out
     if groups == 1:
         return np.matmul(wm, cols, out=out)
     lead = cols.shape[:-2]
@@ -48,43 +51,17 @@ def rows_times_filter(rows: np.ndarray, wm: np.ndarray, out=None,
     """``rows @ wm.T`` for channel-last positions (rows) and a filter matrix (OC, K), or
     ``rows @ transposed`` given the filter's contiguous transpose (K, OC), which OpenBLAS
     runs 5-20% faster than by the transposed view (framework/passes/pointwise_transposed.py).
-    A few rows (at most ``FEW_ROWS``): in blocks of a large filter's rows
-    (ops/small_products.py), else, without ``transposed``, the filter times their transpose,
-    faster than the rows times the filter's transposed view."""
+    A few rows (at most ``FEW_ROWS``): the filter times their transpose, in blocks of its
+    rows where that pays (:func:`product`)."""
     few = len(rows) <= FEW_ROWS
-    if few and wm.nbytes >= _L2_BYTES and small_block(*rows.shape, wm.shape[0],
-                                                      np.result_type(rows, wm)):
-        found = rows_times_transposed(rows, wm)
-    elif few and transposed is None:
+    if few and (transposed is None or column_block(*wm.shape, len(rows),
+                                                   np.result_type(rows, wm))):
         found = product(wm, np.ascontiguousarray(rows.T), 1).T
     else:
         return np.matmul(rows, wm.T if transposed is None else transposed, out=out)
     if out is None:
         return np.ascontiguousarray(found)
     out[...] = found
-    return out
-
-
-def _few_columns(wm: np.ndarray, cols: np.ndarray, out) -> np.ndarray | None:
-    """A large filter matrix times a few columns (small maps), or None if not few. OpenBLAS
-    would copy the whole filter into its packed layout first, streaming it from memory three
-    times. Their transpose times the filter's, in blocks of filter rows OpenBLAS multiplies
-    without copying the filter (ops/small_products.py: 256 x 2304 by 16 columns, 0.38 ->
-    0.29 ms); else, up to 8 columns, blocks of filter rows whose copy stays in cache (9 MB
-    by 4: 1.0 -> 0.63 ms; 1280 x 320 by 4, 0.35 -> 0.30 ms; filters out of cache)."""
-    if small_block(*cols.shape[::-1], wm.shape[0], np.result_type(wm, cols)):
-        transposed = rows_times_transposed(np.ascontiguousarray(cols.T), wm)
-        if out is None:
-            return np.ascontiguousarray(transposed.T)
-        out[...] = transposed.T
-        return out
-    if cols.shape[1] > _FEW_COLUMNS:
-        return None
-    if out is None:
-        out = np.empty((wm.shape[0], cols.shape[1]), np.result_type(wm, cols))
-    rows = max(8, _BLOCK_BYTES // (wm.shape[1] * wm.itemsize))
-    for start in range(0, wm.shape[0], rows):
-        np.matmul(wm[start:start + rows], cols, out=out[start:start + rows])
     return out
 
 

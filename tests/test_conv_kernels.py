@@ -205,21 +205,23 @@ def test_a_strided_depthwise_layer_runs_phased_on_one_large_image():
     assert phased(1) and not phased(8)
 
 
-@pytest.mark.parametrize("oc,unpacked,products", [
-    (512, True, [(576, 256)] * 2),     # the transpose times blocks of 256 filter rows
-    (512, False, [(576, 4)] * 3),      # no unpacked blocks: blocks of 227 filter rows (512 KiB)
-    (320, True, [(576, 4)]),           # a filter under 1 MiB: one product
-])
+@pytest.mark.parametrize("oc,hw,unpacked,products", [
+    (512, 2, True, [(576, 4)] * 2),      # 512 x 576 by 4: two blocks of 256 filter rows
+    (256, 4, True, [(576, 16)] * 3),     # 16 columns: blocks of 86 rows, under 1M each
+    (400, 2, True, [(576, 4)]),          # under a million multiply-adds: one product
+    (512, 2, False, [(576, 4)]),         # no unpacked products: one product
+    (64, 9, True, [(576, 81)]),          # more than 64 columns: one product (NHWC: rows
+])                                       # times the filter's transpose)
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
-def test_few_positions_of_a_large_filter_run_in_blocks(monkeypatch, oc, unpacked, products,
-                                                      layout):
-    """A large filter on a few output positions (ops/conv_products.py, _few_columns):
-    products in blocks of filter rows, equal to one product."""
+def test_few_positions_of_a_large_filter_run_in_blocks(monkeypatch, oc, hw, unpacked,
+                                                      products, layout):
+    """A filter on a few output positions (ops/small_products.py, column_block): products
+    in blocks of filter rows, equal to one product."""
     from pyfluid.ops import small_products
     if not unpacked:
         monkeypatch.setattr(small_products, "SMALL_PRODUCT", 0)
-    geo = _geo(1, 64, (2, 2), oc, (3, 3), (1, 1), (1, 1), (1, 1), 1)      # 4 x 576 by oc
-    x = _rng.standard_normal((1, 64, 2, 2)).astype(np.float32)
+    geo = _geo(1, 64, (hw, hw), oc, (3, 3), (1, 1), (1, 1), (1, 1), 1)   # hw^2 x 576 by oc
+    x = _rng.standard_normal((1, 64, hw, hw)).astype(np.float32)
     w = _rng.standard_normal((oc, 64, 3, 3)).astype(np.float32)
     kernel, seen = Im2col(geo), []
     matmul = np.matmul
@@ -229,7 +231,7 @@ def test_few_positions_of_a_large_filter_run_in_blocks(monkeypatch, oc, unpacked
                forward(kernel, np.ascontiguousarray(x.transpose(0, 2, 3, 1)), w, True
                        ).transpose(0, 3, 1, 2))
     np.testing.assert_allclose(got, reference(x, w, geo), rtol=1e-4, atol=1e-4)
-    assert seen == products
+    assert seen == (products if layout == "NCHW" or hw * hw <= 64 else [(576, oc)])
 
 
 @pytest.mark.parametrize("rows", [2, 64, 4096])
