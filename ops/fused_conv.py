@@ -197,6 +197,41 @@ def pointwise_filter_transpose_kernel(filt):
     return np.ascontiguousarray(filt.reshape(filt.shape[0], -1).T)
 
 
+# NHWC expanding 1x1 layers (OC >= 2 C) with a bias, from this many positions: the bias is
+# added by the product, in blocks of positions (see _expand_with_bias)
+BIAS_COLUMN_ROWS, BIAS_COLUMN_BLOCK = 1024, 8192
+
+
+def _adds_bias_by_product(kernel, x, bias, residual) -> bool:
+    g = kernel.geo
+    return (bias is not None and residual is None and g.strides == (1, 1)
+            and g.oc >= 2 * g.c and g.n * g.positions >= BIAS_COLUMN_ROWS
+            and x.flags.c_contiguous and x.dtype == bias.dtype == np.float32)
+
+
+def _expand_with_bias(x, transposed, bias, act):
+    """``act(rows @ transposed + bias)`` for the NHWC positions (rows) of an expanding 1x1
+    layer: blocks of rows are copied next to a column of ones and multiplied by the filter
+    with the bias as its last row, so the product adds the bias, and each block's activation
+    runs while it is in cache. An expanding layer's output is several times its input: a
+    separate bias pass over it costs more than the copy (measured: MobileNetV2's first
+    expansion, 8 x 112 x 112 x 16 -> 96, 9.2 -> 6.9 ms; 6272 x 32 -> 192, 1.17 -> 1.05 ms;
+    a projection, 6272 x 144 -> 32, 0.73 -> 0.78 ms, is left alone)."""
+    rows = x.reshape(-1, x.shape[-1])
+    c = rows.shape[1]
+    weights = np.concatenate([transposed, bias.reshape(1, -1)])
+    out = np.empty((len(rows), weights.shape[1]), np.float32)
+    block = np.empty((min(BIAS_COLUMN_BLOCK, len(rows)), c + 1), np.float32)
+    block[:, c] = 1
+    for start in range(0, len(rows), len(block)):
+        part = out[start:start + len(block)]
+        block[:len(part), :c] = rows[start:start + len(part)]
+        np.matmul(block[:len(part)], weights, out=part)
+        if act is not None:
+            act(part)
+    return out.reshape(*x.shape[:-1], -1)
+
+
 POINTWISE_ATTRS = {k: FUSED_CONV_ATTRS[k] for k in (
     "strides", "paddings", "padding_algorithm", "dilations", "data_format", "fuse_activation",
     "fuse_alpha", "fuse_beta")}
@@ -229,6 +264,8 @@ def fused_conv2d_pointwise_kernel(*, strides, paddings, padding_algorithm, dilat
     def run(x, filt, transposed, bias, residual):
         kernel = lookup(x, filt.shape)
         if channel_last and isinstance(kernel, Pointwise) and kernel.channel_last_native:
+            if _adds_bias_by_product(kernel, x, bias, residual):
+                return _expand_with_bias(x, transposed, bias, act)
             out = kernel.forward_channel_last(x, filt, transposed)
         else:
             out = forward(kernel, x, filt, channel_last)

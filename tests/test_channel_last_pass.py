@@ -202,6 +202,36 @@ def test_fused_conv2d_pointwise_matches_fused_conv2d(layout, stride, rows):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("oc,residual,by_product", [(12, False, True), (11, False, False),
+                                                    (12, True, False)])
+def test_an_expanding_pointwise_layer_adds_its_bias_in_the_product(monkeypatch, oc, residual,
+                                                                   by_product):
+    """NHWC, 6 -> 12 channels on 2 x 24 x 23 positions (at least 1024), a bias, no residual:
+    blocks of positions next to a column of ones times the filter and bias (three blocks
+    of 500, the last partial); the same values as fused_conv2d. Less than twice the
+    channels, or a residual: the plain product."""
+    from test_cnn_ops import run_op
+    from pyfluid.ops import fused_conv
+    monkeypatch.setattr(fused_conv, "BIAS_COLUMN_BLOCK", 500)
+    taken = []
+    expand = fused_conv._expand_with_bias
+    monkeypatch.setattr(fused_conv, "_expand_with_bias",
+                        lambda *a: taken.append(1) or expand(*a))
+    rng = np.random.default_rng(oc)
+    x = rng.standard_normal((2, 24, 23, 6)).astype("float32")
+    inputs = {"Input": x, "Filter": rng.standard_normal((oc, 6, 1, 1)).astype("float32"),
+              "Bias": rng.standard_normal(oc).astype("float32")}
+    if residual:
+        inputs["ResidualData"] = rng.standard_normal((2, 24, 23, oc)).astype("float32")
+    attrs = {"data_format": "NHWC", "fuse_activation": "relu6"}
+    want = run_op("fused_conv2d", inputs, attrs)["Output"]
+    transposed = np.ascontiguousarray(inputs["Filter"][:, :, 0, 0].T)
+    got = run_op("fused_conv2d_pointwise", {**inputs, "Transposed": transposed},
+                 attrs)["Output"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert bool(taken) == by_product
+
+
 def test_fused_conv2d_pointwise_names_a_wrong_transpose():
     from test_cnn_ops import run_op
     x, w = np.zeros((1, 3, 3, 4), "float32"), np.zeros((5, 4, 1, 1), "float32")
