@@ -13,7 +13,8 @@ import numpy as np
 
 from .activation import relu_in_place
 from .conv import CONV_ATTRS, _conv_shape
-from .conv_kernels import Pointwise, forward, kernel_lookup
+from .conv_kernels import Im2col, Pointwise, forward, kernel_lookup
+from .conv_products import FEW_ROWS
 from .depthwise import LONG_ROWS, run_rows, unbuffered
 from .registry import get_op, register_op
 from .types import Meta
@@ -93,10 +94,20 @@ def fused_conv2d_kernel(*, strides, paddings, padding_algorithm, groups, dilatio
     act = activation(fuse_activation, fuse_alpha, fuse_beta)
 
     def run(x, filt, bias, residual):
-        out = forward(lookup(x, filt.shape), x, filt, channel_last)
-        return epilogue(out, bias, residual, act, channel_last)
+        kernel = lookup(x, filt.shape)
+        if channel_last and residual is None and _finishes_per_image(kernel):
+            return kernel.forward_to_channel_last(x.transpose(0, 3, 1, 2), filt, bias, act)
+        return epilogue(forward(kernel, x, filt, channel_last), bias, residual, act,
+                        channel_last)
 
     return run
+
+
+def _finishes_per_image(kernel) -> bool:
+    """An im2col kernel writing NHWC one image at a time (a channel-last network's stem)
+    takes the bias and activation per image, while its output is in cache."""
+    return (isinstance(kernel, Im2col) and kernel.writes_channel_last and kernel.per_image
+            and kernel.geo.positions > FEW_ROWS)
 
 
 @fused_conv2d.def_kernel
@@ -228,7 +239,9 @@ def _expand_with_bias(x, transposed, bias, act):
         block[:len(part), :c] = rows[start:start + len(part)]
         np.matmul(block[:len(part)], weights, out=part)
         if act is not None:
-            act(part)
+            done = act(part)
+            if done is not part:                  # an activation that is not in place
+                part[...] = done
     return out.reshape(*x.shape[:-1], -1)
 
 

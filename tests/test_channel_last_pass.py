@@ -202,10 +202,39 @@ def test_fused_conv2d_pointwise_matches_fused_conv2d(layout, stride, rows):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("act", ["relu6", "leaky_relu", "hard_swish", ""])
+@pytest.mark.parametrize("residual", [False, True])
+def test_an_nhwc_stem_adds_bias_and_activation_per_image(monkeypatch, act, residual):
+    """A 16 -> 128 channel 3x3 fused_conv2d, NHWC, on 3 images of 24 x 24 (im2col per image,
+    576 positions): the product adds the bias and the activation runs per image (in place or
+    not); with a residual, the plain epilogue. The values of the NCHW op."""
+    from test_cnn_ops import run_op
+    from pyfluid.ops.conv_kernels import Im2col
+    calls = []
+    original = Im2col.forward_to_channel_last
+    monkeypatch.setattr(Im2col, "forward_to_channel_last",
+                        lambda self, *a: calls.append(len(a)) or original(self, *a))
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 16, 24, 24)).astype("float32")
+    inputs = {"Input": x, "Filter": rng.standard_normal((128, 16, 3, 3)).astype("float32"),
+              "Bias": rng.standard_normal(128).astype("float32")}
+    if residual:
+        inputs["ResidualData"] = rng.standard_normal((3, 128, 24, 24)).astype("float32")
+    attrs = {"paddings": [1, 1], "fuse_activation": act,
+             "fuse_alpha": 0.1 if act == "leaky_relu" else 0.0}
+    want = run_op("fused_conv2d", inputs, attrs)["Output"]
+    nhwc = {k: (v.transpose(0, 2, 3, 1) if v.ndim == 4 and k != "Filter" else v)
+            for k, v in inputs.items()}
+    got = run_op("fused_conv2d", nhwc, {**attrs, "data_format": "NHWC"})["Output"]
+    np.testing.assert_allclose(got, want.transpose(0, 2, 3, 1), rtol=1e-4, atol=1e-4)
+    assert calls == ([2] if residual else [4])     # (x, w) for the epilogue, else all four
+
+
 @pytest.mark.parametrize("oc,residual,by_product", [(12, False, True), (11, False, False),
                                                     (12, True, False)])
+@pytest.mark.parametrize("act", ["relu6", "leaky_relu"])
 def test_an_expanding_pointwise_layer_adds_its_bias_in_the_product(monkeypatch, oc, residual,
-                                                                   by_product):
+                                                                   by_product, act):
     """NHWC, 6 -> 12 channels on 2 x 24 x 23 positions (at least 1024), a bias, no residual:
     blocks of positions next to a column of ones times the filter and bias (three blocks
     of 500, the last partial); the same values as fused_conv2d. Less than twice the
@@ -223,7 +252,7 @@ def test_an_expanding_pointwise_layer_adds_its_bias_in_the_product(monkeypatch, 
               "Bias": rng.standard_normal(oc).astype("float32")}
     if residual:
         inputs["ResidualData"] = rng.standard_normal((2, 24, 23, oc)).astype("float32")
-    attrs = {"data_format": "NHWC", "fuse_activation": "relu6"}
+    attrs = {"data_format": "NHWC", "fuse_activation": act, "fuse_alpha": 0.1}
     want = run_op("fused_conv2d", inputs, attrs)["Output"]
     transposed = np.ascontiguousarray(inputs["Filter"][:, :, 0, 0].T)
     got = run_op("fused_conv2d_pointwise", {**inputs, "Transposed": transposed},
