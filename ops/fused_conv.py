@@ -143,12 +143,16 @@ def winograd_filter_kernel(filt, *, tile):
     return transform_filter(filt, tile)
 
 
-WINOGRAD_ATTRS = {k: FUSED_CONV_ATTRS[k] for k in (
-    "paddings", "padding_algorithm", "data_format", "fuse_activation", "fuse_alpha", "fuse_beta")}
+def _with_prepared_filter(op_type: str, slot: str, attr_names: tuple):
+    """A fused convolution that also reads its filter prepared once (pyfluid's own op)."""
+    return register_op(op_type, inputs=["Input", "Filter", slot, "Bias?", "ResidualData?"],
+                       outputs=["Output"], attrs={k: FUSED_CONV_ATTRS[k] for k in attr_names},
+                       differentiable=False, fresh_outputs=True)
 
-fused_conv2d_winograd = register_op(
-    "fused_conv2d_winograd", inputs=["Input", "Filter", "Transformed", "Bias?", "ResidualData?"],
-    outputs=["Output"], attrs=WINOGRAD_ATTRS, differentiable=False, fresh_outputs=True)
+
+_EPILOGUE_ATTRS = ("data_format", "fuse_activation", "fuse_alpha", "fuse_beta")
+fused_conv2d_winograd = _with_prepared_filter(
+    "fused_conv2d_winograd", "Transformed", ("paddings", "padding_algorithm", *_EPILOGUE_ATTRS))
 
 
 @fused_conv2d_winograd.def_infer_shape
@@ -245,13 +249,9 @@ def _expand_with_bias(x, transposed, bias, act):
     return out.reshape(*x.shape[:-1], -1)
 
 
-POINTWISE_ATTRS = {k: FUSED_CONV_ATTRS[k] for k in (
-    "strides", "paddings", "padding_algorithm", "dilations", "data_format", "fuse_activation",
-    "fuse_alpha", "fuse_beta")}
-
-fused_conv2d_pointwise = register_op(
-    "fused_conv2d_pointwise", inputs=["Input", "Filter", "Transposed", "Bias?", "ResidualData?"],
-    outputs=["Output"], attrs=POINTWISE_ATTRS, differentiable=False, fresh_outputs=True)
+fused_conv2d_pointwise = _with_prepared_filter(
+    "fused_conv2d_pointwise", "Transposed",
+    ("strides", "paddings", "padding_algorithm", "dilations", *_EPILOGUE_ATTRS))
 
 
 @fused_conv2d_pointwise.def_infer_shape

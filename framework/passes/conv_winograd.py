@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...ops.conv_kernels import geometry, winograd_tile
 from ..program import Program
 from .graph import PassContext
-from .invariants import invariant_values
+from .invariants import with_prepared_values
 
 _CONVS = ("conv2d", "fused_conv2d")
 _KEPT = ("paddings", "padding_algorithm", "data_format", "fuse_activation", "fuse_alpha",
@@ -45,36 +45,28 @@ def _tile(op, x_shape, filter_shape) -> int:
     return winograd_tile(geo)
 
 
-def conv_winograd(program: Program, ctx: PassContext) -> bool:
-    invariant = invariant_values(program, ctx.feed_names)
-    if invariant is None:
-        return False
-    block = program.global_block()
-    new_ops, changed = [], False
-    for op in block.ops:
-        filt = op.input("Filter")[0] if op.type in _CONVS else None
-        x_var = block._find_var_recursive(op.input("Input")[0]) if filt else None
-        f_var = block._find_var_recursive(filt) if filt else None
-        tile = (_tile(op, x_var.shape or (), f_var.shape) if filt in invariant and x_var
-                and f_var and len(f_var.shape or ()) == 4 else 0)
-        if not tile:
-            new_ops.append(op)
-            continue
-        transformed = f"{filt}@winograd{tile}"
-        prep = block._make_op("winograd_filter", {"Filter": [filt]}, {"Output": [transformed]},
-                              {"tile": tile})
+def _prepare(op, block, invariant):
+    filt = op.input("Filter")[0] if op.type in _CONVS else None
+    x_var = block._find_var_recursive(op.input("Input")[0]) if filt else None
+    f_var = block._find_var_recursive(filt) if filt else None
+    tile = (_tile(op, x_var.shape or (), f_var.shape) if filt in invariant and x_var
+            and f_var and len(f_var.shape or ()) == 4 else 0)
+    if not tile:
+        return None
+
+    def make_op(transformed):
         inputs = {"Input": op.input("Input"), "Filter": [filt], "Transformed": [transformed]}
         for slot in ("Bias", "ResidualData"):
             if op.input(slot) if op.type == "fused_conv2d" else False:
                 inputs[slot] = op.input(slot)
-        conv = block._make_op("fused_conv2d_winograd", inputs, {"Output": op.output("Output")},
+        return block._make_op("fused_conv2d_winograd", inputs, {"Output": op.output("Output")},
                               {k: op.attrs[k] for k in _KEPT if k in op.attrs})
-        prep.site = conv.site = op.site
-        conv.fused_from = getattr(op, "fused_from", None) or [str(op).strip()]
-        new_ops += [prep, conv]
-        changed = True
-    if changed:
-        block.ops = new_ops
-        program._link_producers()
-        program._bump()
-    return changed
+
+    return (f"{filt}@winograd{tile}",
+            lambda transformed: block._make_op("winograd_filter", {"Filter": [filt]},
+                                               {"Output": [transformed]}, {"tile": tile}),
+            make_op)
+
+
+def conv_winograd(program: Program, ctx: PassContext) -> bool:
+    return with_prepared_values(program, ctx, _prepare)

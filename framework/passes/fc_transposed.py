@@ -9,43 +9,32 @@ from __future__ import annotations
 
 from ..program import Program
 from .graph import PassContext
-from .invariants import invariant_values
+from .invariants import with_prepared_values
 
 _KEPT = ("in_num_col_dims", "activation_type")
 MIN_WEIGHT_VALUES = 1 << 16
 
 
-def fc_transposed(program: Program, ctx: PassContext) -> bool:
-    invariant = invariant_values(program, ctx.feed_names)
-    if invariant is None:
-        return False
-    block = program.global_block()
-    new_ops, transposed = [], {}
-    for op in block.ops:
-        w = op.input("W")[0] if op.type == "fc" else None
-        w_var = block._find_var_recursive(w) if w in invariant else None
-        shape = tuple(w_var.shape or ()) if w_var is not None else ()
-        if (len(shape) != 2 or min(shape) < 0 or shape[0] * shape[1] < MIN_WEIGHT_VALUES
-                or op.attrs.get("padding_weights")):
-            new_ops.append(op)
-            continue
-        if w not in transposed:            # one transpose per weight, however many readers
-            transposed[w] = f"{w}@T"
-            prep = block._make_op("fc_weight_transpose", {"W": [w]}, {"Out": [transposed[w]]},
-                                  {})
-            prep.site = op.site
-            new_ops.append(prep)
-        inputs = {"Input": op.input("Input"), "WT": [transposed[w]]}
+def _prepare(op, block, invariant):
+    w = op.input("W")[0] if op.type == "fc" else None
+    w_var = block._find_var_recursive(w) if w in invariant else None
+    shape = tuple(w_var.shape or ()) if w_var is not None else ()
+    if (len(shape) != 2 or min(shape) < 0 or shape[0] * shape[1] < MIN_WEIGHT_VALUES
+            or op.attrs.get("padding_weights")):
+        return None
+
+    def make_op(transposed):
+        inputs = {"Input": op.input("Input"), "WT": [transposed]}
         if op.input("Bias"):
             inputs["Bias"] = op.input("Bias")
-        fc = block._make_op("fc_transposed", inputs, {"Out": op.output("Out")},
-                            {k: op.attrs[k] for k in _KEPT if k in op.attrs})
-        fc.site = op.site
-        fc.fused_from = getattr(op, "fused_from", None) or [str(op).strip()]
-        new_ops.append(fc)
-    if not transposed:
-        return False
-    block.ops = new_ops
-    program._link_producers()
-    program._bump()
-    return True
+        return block._make_op("fc_transposed", inputs, {"Out": op.output("Out")},
+                              {k: op.attrs[k] for k in _KEPT if k in op.attrs})
+
+    return (f"{w}@T",
+            lambda transposed: block._make_op("fc_weight_transpose", {"W": [w]},
+                                              {"Out": [transposed]}, {}),
+            make_op)
+
+
+def fc_transposed(program: Program, ctx: PassContext) -> bool:
+    return with_prepared_values(program, ctx, _prepare)

@@ -51,3 +51,38 @@ def invariant_values(program: Program, feed_names=()) -> set[str] | None:
     ops = program.global_block().ops
     return constant_parameters(program, feed_names) | {
         n for op, f in zip(ops, fixed) if f for n in op.output_arg_names}
+
+
+def with_prepared_values(program: Program, ctx, prepare) -> bool:
+    """Rewrite the global block's ops that can read a value prepared once from a run-invariant
+    input (a transposed or transformed filter, hoisted by the Executor). ``prepare(op,
+    block, invariant)`` returns None to keep ``op``, else ``(name, make_prep, make_op)``:
+    ``make_prep(name)`` is the op computing the prepared value ``name`` (made once however
+    many ops read it), ``make_op(name)`` the op replacing ``op``, which keeps its creation
+    site and remembers the op it replaced."""
+    invariant = invariant_values(program, ctx.feed_names)
+    if invariant is None:
+        return False
+    block = program.global_block()
+    new_ops, prepared = [], set()
+    for op in block.ops:
+        found = prepare(op, block, invariant)
+        if found is None:
+            new_ops.append(op)
+            continue
+        name, make_prep, make_op = found
+        if name not in prepared:
+            prepared.add(name)
+            prep = make_prep(name)
+            prep.site = op.site
+            new_ops.append(prep)
+        new = make_op(name)
+        new.site = op.site
+        new.fused_from = getattr(op, "fused_from", None) or [str(op).strip()]
+        new_ops.append(new)
+    if not prepared:
+        return False
+    block.ops = new_ops
+    program._link_producers()
+    program._bump()
+    return True

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..program import Program
 from .graph import PassContext
-from .invariants import invariant_values
+from .invariants import with_prepared_values
 
 _KEPT = ("strides", "paddings", "padding_algorithm", "dilations", "data_format",
          "fuse_activation", "fuse_alpha", "fuse_beta")
@@ -30,35 +30,24 @@ def _transposes(op, block, invariant) -> bool:
     return len(shape) == 4 and shape[2:] == (1, 1) and min(shape) > 0
 
 
-def pointwise_transposed(program: Program, ctx: PassContext) -> bool:
-    invariant = invariant_values(program, ctx.feed_names)
-    if invariant is None:
-        return False
-    block = program.global_block()
-    new_ops, transposed = [], {}
-    for op in block.ops:
-        if not _transposes(op, block, invariant):
-            new_ops.append(op)
-            continue
-        filt = op.input("Filter")[0]
-        if filt not in transposed:         # one transpose per filter, however many readers
-            transposed[filt] = f"{filt}@T"
-            prep = block._make_op("pointwise_filter_transpose", {"Filter": [filt]},
-                                  {"Output": [transposed[filt]]}, {})
-            prep.site = op.site
-            new_ops.append(prep)
-        inputs = {"Input": op.input("Input"), "Filter": [filt], "Transposed": [transposed[filt]]}
+def _prepare(op, block, invariant):
+    if not _transposes(op, block, invariant):
+        return None
+    filt = op.input("Filter")[0]
+
+    def make_op(transposed):
+        inputs = {"Input": op.input("Input"), "Filter": [filt], "Transposed": [transposed]}
         for slot in ("Bias", "ResidualData"):
             if op.input(slot):
                 inputs[slot] = op.input(slot)
-        conv = block._make_op("fused_conv2d_pointwise", inputs, {"Output": op.output("Output")},
+        return block._make_op("fused_conv2d_pointwise", inputs, {"Output": op.output("Output")},
                               {k: op.attrs[k] for k in _KEPT if k in op.attrs})
-        conv.site = op.site
-        conv.fused_from = getattr(op, "fused_from", None) or [str(op).strip()]
-        new_ops.append(conv)
-    if not transposed:
-        return False
-    block.ops = new_ops
-    program._link_producers()
-    program._bump()
-    return True
+
+    return (f"{filt}@T",
+            lambda transposed: block._make_op("pointwise_filter_transpose", {"Filter": [filt]},
+                                              {"Output": [transposed]}, {}),
+            make_op)
+
+
+def pointwise_transposed(program: Program, ctx: PassContext) -> bool:
+    return with_prepared_values(program, ctx, _prepare)
