@@ -37,6 +37,14 @@ relu = register_op("relu", inputs=["X"], outputs=["Out"], infer_shape=same_as(),
 _CLIP_FROM = 8192   # from this size on, relu as clip + 0 beats np.maximum (see relu_in_place)
 
 
+def activate_into(act, values: np.ndarray) -> None:
+    """``values[...] = act(values)``, without a copy when ``act`` works in place (a fused
+    op's activation on a block of its output)."""
+    done = act(values)
+    if done is not values:
+        values[...] = done
+
+
 def relu_in_place(x: np.ndarray) -> np.ndarray:
     """``max(x, 0)`` written into ``x``. For large float arrays as ``clip(x, 0, inf) + 0``:
     the same bits as ``np.maximum(x, 0)`` (the ``+ 0`` turns -0.0 into +0.0), but NumPy 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .activation import relu_in_place
+from .activation import activate_into, relu_in_place
 from .conv import CONV_ATTRS, _conv_shape
 from .conv_kernels import Im2col, Pointwise, forward, kernel_lookup
 from .conv_products import FEW_ROWS
@@ -243,9 +243,7 @@ def _expand_with_bias(x, transposed, bias, act):
         block[:len(part), :c] = rows[start:start + len(part)]
         np.matmul(block[:len(part)], weights, out=part)
         if act is not None:
-            done = act(part)
-            if done is not part:                  # an activation that is not in place
-                part[...] = done
+            activate_into(act, part)
     return out.reshape(*x.shape[:-1], -1)
 
 

@@ -5,10 +5,9 @@ small-matrix kernels take over, which read the weight in place: products of at m
 million multiply-adds with at most about a thousand output values (measured on the
 development machine: 983,040 multiply-adds run 4x faster than 1,024,000; blocks of 128 rows
 by 8 run twice as fast as blocks of 192). For a few rows the copy costs more than the
-product, so a large weight runs as equal blocks of its rows that stay under both bounds:
-fc on a small batch (ops/fused.py, ``fc_transposed``) and convolutions on small maps, whose
-few output positions are the rows (ops/conv_products.py). Measured, weights out of cache:
-8 x 1280 by 1280 x 1000, 0.69 -> 0.47 ms.
+product, so a large weight runs as equal blocks of its rows that stay under both bounds: fc
+on a small batch (ops/fused.py, ``fc_transposed``). Measured, weights out of cache: 8 x 1280
+by 1280 x 1000, 0.69 -> 0.47 ms.
 
 A filter matrix times a few columns (:func:`column_block`, the positions of a small map in
 ops/conv_products.py) runs as blocks of the filter's rows, each under the first bound only
