@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .activation import activate_into
 from .conv_geometry import ConvGeometry, flat_phases, tap_slices
 from .conv_products import grouped, product, product_t, rows_times_filter, weight_grad
 
@@ -45,11 +46,14 @@ class GridIm2col:
         self.one_phase = g.strides == (1, 1)
         self.writes_channel_last = g.groups == 1
 
-    def _columns(self, x) -> np.ndarray:
-        """The (C, KH, KW, N, grid) window copies."""
+    def _columns(self, x, ones: bool = False) -> np.ndarray:
+        """The (C*KH*KW, N * grid) window copies, and a row of ones under them if asked."""
         g = self.geo
         planes = flat_phases(x, g.pads[0], g.pads[2], self.padded_hw, g.strides, self.slack)
-        cols = np.empty((g.c, g.kh, g.kw, g.n, self.grid), x.dtype)
+        flat = np.empty((self.rows + ones, g.n * self.grid), x.dtype)
+        if ones:
+            flat[-1] = 1
+        cols = flat[:self.rows].reshape(g.c, g.kh, g.kw, g.n, self.grid)
         if self.one_phase:        # every tap reads the one plane: a single strided copy
             plane = planes[0, 0]
             sn, sc, sp = plane.strides
@@ -57,26 +61,31 @@ class GridIm2col:
                                                   sp * g.dilations[1], sn, sp),
                               writeable=False)
             np.copyto(cols, view)
-            return cols
+            return flat
         for i, j, r, s, off in self.taps:
             cols[:, i, j] = planes[r, s, :, :, off:off + self.grid].transpose(1, 0, 2)
-        return cols
+        return flat
 
     def forward(self, x, w):
         g = self.geo
-        cols = self._columns(x).reshape(self.rows, -1)
-        out = product(grouped(w, g.groups), cols, g.groups)
+        out = product(grouped(w, g.groups), self._columns(x), g.groups)
         out = out.reshape(g.oc, g.n, g.out_hw[0], self.width)[..., :g.out_hw[1]]
         return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
 
-    def forward_to_channel_last(self, x, w):
+    def forward_to_channel_last(self, x, w, bias=None, act=None):
         """The NHWC output of an NCHW(-strided) ``x``, one group: the columns' transpose
         times the filter's, a view that drops the garbage grid columns (the next layer copies
         its input anyway: MobileNetV2's stem and first depthwise layer, 1 x 224, 1.33 -> 1.19
-        ms)."""
+        ms). A ``bias`` is added by the product (a row of ones under the columns) and ``act``
+        applied in place, before the garbage columns are dropped."""
         g = self.geo
-        cols = self._columns(x).reshape(self.rows, -1)
-        out = rows_times_filter(cols.T, w.reshape(g.oc, -1))
+        cols, wm = self._columns(x, ones=bias is not None), w.reshape(g.oc, -1)
+        if bias is None:
+            out = rows_times_filter(cols.T, wm)
+        else:
+            out = cols.T @ np.concatenate([wm.T, bias.reshape(1, -1).astype(wm.dtype)])
+        if act is not None:
+            activate_into(act, out)
         return out.reshape(g.n, g.out_hw[0], self.width, g.oc)[:, :, :g.out_hw[1]]
 
     def backward(self, x, w, dout, wanted):
@@ -87,7 +96,7 @@ class GridIm2col:
         d = d.reshape(g.oc, -1)
         dw = dx = None
         if wanted[1]:
-            dw = weight_grad(d, self._columns(x).reshape(self.rows, -1), g.groups, w.shape)
+            dw = weight_grad(d, self._columns(x), g.groups, w.shape)
         if wanted[0]:
             dcols = product_t(grouped(w, g.groups), d, g.groups)
             dx = self._input_grad(dcols.reshape(g.c, g.kh, g.kw, g.n, self.grid), dout.dtype)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .activation import activate_into, relu_in_place
 from .conv import CONV_ATTRS, _conv_shape
+from .conv_grid import GridIm2col
 from .conv_kernels import Im2col, Pointwise, forward, kernel_lookup
 from .conv_products import FEW_ROWS
 from .depthwise import LONG_ROWS, run_rows, unbuffered
@@ -95,7 +96,7 @@ def fused_conv2d_kernel(*, strides, paddings, padding_algorithm, groups, dilatio
 
     def run(x, filt, bias, residual):
         kernel = lookup(x, filt.shape)
-        if channel_last and residual is None and _finishes_per_image(kernel):
+        if channel_last and residual is None and _finishes_in_product(kernel):
             return kernel.forward_to_channel_last(x.transpose(0, 3, 1, 2), filt, bias, act)
         return epilogue(forward(kernel, x, filt, channel_last), bias, residual, act,
                         channel_last)
@@ -103,9 +104,13 @@ def fused_conv2d_kernel(*, strides, paddings, padding_algorithm, groups, dilatio
     return run
 
 
-def _finishes_per_image(kernel) -> bool:
-    """An im2col kernel writing NHWC one image at a time (a channel-last network's stem)
-    takes the bias and activation per image, while its output is in cache."""
+def _finishes_in_product(kernel) -> bool:
+    """An im2col kernel writing NHWC (a channel-last network's stem) adds the bias in its
+    product and applies the activation itself: per image while its output is in cache, or
+    on the flat grid's whole output before its garbage columns are dropped (no copy of the
+    cropped view)."""
+    if isinstance(kernel, GridIm2col):
+        return kernel.writes_channel_last and kernel.geo.n * kernel.grid > FEW_ROWS
     return (isinstance(kernel, Im2col) and kernel.writes_channel_last and kernel.per_image
             and kernel.geo.positions > FEW_ROWS)
 

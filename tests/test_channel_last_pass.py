@@ -204,23 +204,29 @@ def test_fused_conv2d_pointwise_matches_fused_conv2d(layout, stride, rows):
 
 @pytest.mark.parametrize("act", ["relu6", "leaky_relu", "hard_swish", ""])
 @pytest.mark.parametrize("residual", [False, True])
-def test_an_nhwc_stem_adds_bias_and_activation_per_image(monkeypatch, act, residual):
-    """A 16 -> 128 channel 3x3 fused_conv2d, NHWC, on 3 images of 24 x 24 (im2col per image,
-    576 positions): the product adds the bias and the activation runs per image (in place or
-    not); with a residual, the plain epilogue. The values of the NCHW op."""
+@pytest.mark.parametrize("kind,c,oc,hw,stride", [("Im2col", 16, 128, 24, 1),
+                                                ("GridIm2col", 3, 8, 24, 2)])
+def test_an_nhwc_stem_adds_bias_and_activation_in_its_product(monkeypatch, act, residual,
+                                                              kind, c, oc, hw, stride):
+    """A 3x3 fused_conv2d, NHWC, on 3 images: im2col per image (16 -> 128 channels, 576
+    positions) or on the flat grid (3 -> 8, stride 2). The product adds the bias and the
+    kernel applies the activation (in place or not); with a residual, the plain epilogue.
+    The values of the NCHW op."""
     from test_cnn_ops import run_op
-    from pyfluid.ops.conv_kernels import Im2col
+    from pyfluid.ops import conv_kernels
+    cls = getattr(conv_kernels, kind)
     calls = []
-    original = Im2col.forward_to_channel_last
-    monkeypatch.setattr(Im2col, "forward_to_channel_last",
+    original = cls.forward_to_channel_last
+    monkeypatch.setattr(cls, "forward_to_channel_last",
                         lambda self, *a: calls.append(len(a)) or original(self, *a))
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((3, 16, 24, 24)).astype("float32")
-    inputs = {"Input": x, "Filter": rng.standard_normal((128, 16, 3, 3)).astype("float32"),
-              "Bias": rng.standard_normal(128).astype("float32")}
+    x = rng.standard_normal((3, c, hw, hw)).astype("float32")
+    inputs = {"Input": x, "Filter": rng.standard_normal((oc, c, 3, 3)).astype("float32"),
+              "Bias": rng.standard_normal(oc).astype("float32")}
     if residual:
-        inputs["ResidualData"] = rng.standard_normal((3, 128, 24, 24)).astype("float32")
-    attrs = {"paddings": [1, 1], "fuse_activation": act,
+        side = hw // stride
+        inputs["ResidualData"] = rng.standard_normal((3, oc, side, side)).astype("float32")
+    attrs = {"strides": [stride, stride], "paddings": [1, 1], "fuse_activation": act,
              "fuse_alpha": 0.1 if act == "leaky_relu" else 0.0}
     want = run_op("fused_conv2d", inputs, attrs)["Output"]
     nhwc = {k: (v.transpose(0, 2, 3, 1) if v.ndim == 4 and k != "Filter" else v)
