@@ -7,12 +7,12 @@ ops/conv_kernels.py).
 A ``fused_conv2d`` whose kernel reads channel-last inputs natively (pointwise, or one filter
 per channel) switches to ``data_format="NHWC"`` when its input is already channel last, and a
 depthwise one also starts a channel-last region where that pays by itself: 32 channels or
-more on output maps of at most 112 x 112. The convolution that makes such a region's input joins
-it if its kernel writes NHWC outputs directly (MobileNetV2's stem: no transpose between the
-two). Measured on MobileNetV2 at 224: its 112 x 112 and
-56 x 56 depthwise layers run 10-45% faster NHWC (most at batch 8, where the NCHW taps stream
-their planes from memory), its pointwise layers there within -30%..+30%; the network, 8 x 224:
-130 -> 121 ms, 1 x 224 unchanged. ``pool2d`` follows its input. A converted op writes
+more on output maps of at most 112 x 112. The convolution that makes such a region's input
+joins it if its kernel writes NHWC outputs directly (MobileNetV2's stem: no transpose between
+the two). Measured on MobileNetV2 at 224: its 112 x 112 and 56 x 56 depthwise layers run
+10-45% faster NHWC (most at batch 8, where the NCHW taps stream their planes from memory), its
+pointwise layers there within -30%..+30%; the network, 8 x 224: 130 -> 121 ms, 1 x 224
+unchanged. ``pool2d`` follows its input. A converted op writes
 ``<name>@NHWC``; the NCHW ``<name>`` is made by a ``transpose2`` (a view) right before the
 first op that reads it in NCHW, the region's end, and only if something reads it (a fetched
 name is always made). Results agree with the NCHW program to rounding: the taps are summed
